@@ -1,0 +1,97 @@
+"""The ASGI application: the Zep v4 face under ``/api/v4`` (and at the root, as the SDK
+docs suggest), error mapping, middleware, and the ingestion worker's lifetime."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+
+from graphrecall import __version__
+from graphrecall.api import errors
+from graphrecall.api.middleware import RequestContext
+from graphrecall.api.zep_v4 import edges, episodes, graphs, nodes, tasks, threads, users
+from graphrecall.api.zep_v4.reference_routes import ZEP_V4_ROUTES
+from graphrecall.config import Settings
+from graphrecall.ingest.worker import Worker
+from graphrecall.ml.embedder import Embedder, MiniLMEmbedder
+from graphrecall.services.context import Context
+from graphrecall.store import open_store
+
+ZEP_ROUTERS = (
+    users.router,
+    graphs.router,
+    threads.router,
+    episodes.router,
+    nodes.router,
+    edges.router,
+    tasks.router,
+)
+
+
+def make_embedder(settings: Settings) -> Embedder | None:
+    return MiniLMEmbedder() if settings.embedder == "minilm" else None
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    store = open_store(settings.db)
+    embedder = make_embedder(settings)
+    worker = Worker(store, embedder)
+    ctx = Context(store=store, embedder=embedder, wake_worker=worker.wake)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        worker.start()
+        try:
+            yield
+        finally:
+            worker.stop()
+            store.close()
+
+    app = FastAPI(
+        title="graphrecall",
+        version=__version__,
+        description="Zep v4 compatible context-graph server (offline by default).",
+        lifespan=lifespan,
+    )
+    app.state.ctx = ctx
+    app.state.worker = worker
+    errors.install(app)
+    for prefix, documented in (("/api/v4", True), ("", False)):
+        for router in ZEP_ROUTERS:
+            app.include_router(router, prefix=prefix, include_in_schema=documented)
+        _add_unbuilt_routes(app, prefix)
+    app.add_middleware(RequestContext)
+
+    @app.get("/healthz", include_in_schema=False)
+    def healthz() -> dict[str, str]:
+        return {"status": "ok", "version": __version__}
+
+    return app
+
+
+def _add_unbuilt_routes(app: FastAPI, prefix: str) -> None:
+    built = {
+        (method, route.path)
+        for route in app.routes
+        if isinstance(route, APIRoute)
+        for method in (route.methods or ())
+    }
+    for method, path in ZEP_V4_ROUTES:
+        full = prefix + path
+        if (method, full) in built:
+            continue
+
+        async def not_built(request: Request, _m: str = method, _p: str = path) -> JSONResponse:
+            return errors.error_response(
+                request,
+                501,
+                "not_implemented",
+                f"{_m} {_p} is part of the Zep v4 API but graphrecall does not implement it yet",
+            )
+
+        app.add_api_route(full, not_built, methods=[method], include_in_schema=False)

@@ -1,0 +1,98 @@
+"""Every error leaves as ``{"error": {code, message, param, details, request_id}}``.
+
+Validation errors become 400 (not FastAPI's 422, which the Zep SDK does not type) with
+``param`` naming the field as a path such as ``messages[0].role``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from graphrecall.domain.errors import GraphRecallError
+
+log = logging.getLogger(__name__)
+
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "permission_denied",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    501: "not_implemented",
+}
+
+
+def error_response(
+    request: Request,
+    status: int,
+    code: str,
+    message: str,
+    param: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> JSONResponse:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if param is not None:
+        body["param"] = param
+    if details:
+        body["details"] = details
+    request_id = getattr(request.state, "request_id", None)
+    if request_id:
+        body["request_id"] = request_id
+    return JSONResponse({"error": body}, status_code=status)
+
+
+def param_path(loc: Sequence[int | str]) -> str:
+    """('body', 'messages', 0, 'role') -> 'messages[0].role'."""
+    parts = list(loc)
+    if parts and parts[0] in ("body", "query", "path", "header"):
+        parts = parts[1:]
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part.startswith(("function-", "tagged-union")) or part in ("list", "dict"):
+            continue
+        else:
+            out += f".{part}" if out else part
+    return out or "body"
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(GraphRecallError)
+    async def _domain(request: Request, exc: GraphRecallError) -> JSONResponse:
+        return error_response(request, exc.status, exc.code, exc.message, exc.param, exc.details)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        first = errors[0] if errors else {"loc": ("body",), "msg": "invalid request"}
+        if first.get("type") == "json_invalid":
+            param, message = "body", "request body is not valid JSON"
+        else:
+            param = param_path(first.get("loc", ("body",)))
+            message = f"{param}: {first.get('msg', 'invalid value')}"
+        details = {
+            "errors": [
+                {"param": param_path(e.get("loc", ())), "message": str(e.get("msg"))}
+                for e in errors[:20]
+            ]
+        }
+        return error_response(request, 400, "bad_request", message, param, details)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = _HTTP_CODES.get(exc.status_code, "error")
+        return error_response(request, exc.status_code, code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(request, 500, "internal_error", "internal server error")

@@ -1,0 +1,65 @@
+"""Shared router plumbing for the Zep v4 face: route class, paging parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.routing import APIRoute
+
+from graphrecall.api.deps import current_project, get_ctx
+from graphrecall.domain import limits
+from graphrecall.domain.errors import BadRequest
+from graphrecall.domain.models import Page, PageRequest, Project
+from graphrecall.services.context import Context
+
+
+class WireRoute(APIRoute):
+    """Leaves ``None`` fields out of responses, as the Zep API does."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["response_model_exclude_none"] = True
+        super().__init__(*args, **kwargs)
+
+
+def make_router(tag: str) -> APIRouter:
+    return APIRouter(route_class=WireRoute, tags=[tag])
+
+
+CtxDep = Depends(get_ctx)
+ProjectDep = Depends(current_project)
+__all__ = ["Context", "CtxDep", "Project", "ProjectDep", "make_router", "paging", "wire_page"]
+
+
+def paging(
+    allowed: tuple[str, ...] = ("uuid", "created_at"),
+    *,
+    default_order_by: str = "uuid",
+    default_order: Literal["asc", "desc"] = "desc",
+    max_size: int = limits.LIST_PAGE_SIZE_MAX,
+) -> Callable[..., PageRequest]:
+    """A dependency reading ``page_size``, ``cursor``, ``order_by`` and ``order``."""
+
+    def dependency(
+        page_size: int = Query(limits.LIST_PAGE_SIZE_DEFAULT, ge=1, le=max_size),
+        cursor: str | None = Query(None, max_length=2048),
+        order_by: str | None = Query(None),
+        order: Literal["asc", "desc"] | None = Query(None),
+    ) -> PageRequest:
+        if order_by is not None and order_by not in allowed:
+            raise BadRequest(
+                f"order_by must be one of {', '.join(allowed)}; got {order_by!r}", param="order_by"
+            )
+        return PageRequest(
+            page_size=page_size,
+            cursor=cursor or None,
+            order_by=order_by or default_order_by,
+            order=order or default_order,
+        )
+
+    return dependency
+
+
+def wire_page(page: Page[Any], items: list[Any]) -> dict[str, Any]:
+    return {"items": items, "next_cursor": page.next_cursor, "total_size": page.total_size}

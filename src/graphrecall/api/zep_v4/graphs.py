@@ -1,0 +1,92 @@
+"""/graphs: create, read, list, update, delete, lookup, subgraph."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Body as BodyParam
+from fastapi import Depends
+
+from graphrecall.api.zep_v4 import wire
+from graphrecall.api.zep_v4.bodies import LookupBody, SearchListBody, SubgraphBody, reject_filters
+from graphrecall.api.zep_v4.common import (
+    Context,
+    CtxDep,
+    Project,
+    ProjectDep,
+    make_router,
+    paging,
+    wire_page,
+)
+from graphrecall.domain.inputs import GraphCreate, GraphUpdate
+from graphrecall.domain.models import PageRequest
+from graphrecall.services import graphs, nodes
+
+router = make_router("graphs")
+_paging = paging(("created_at", "name", "uuid"))
+
+
+@router.post("/graphs", response_model=wire.GraphWire)
+def create_graph(body: GraphCreate, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+    return wire.graph(graphs.create_graph(ctx, project, body))
+
+
+@router.post("/graphs/list", response_model=wire.PageWire[wire.GraphWire])
+def list_graphs(
+    body: SearchListBody | None = BodyParam(default=None),
+    page: PageRequest = Depends(_paging),
+    ctx: Context = CtxDep,
+    project: Project = ProjectDep,
+) -> Any:
+    result = graphs.list_graphs(ctx, project, page, body.search if body else None)
+    return wire_page(result, [wire.graph(g) for g in result.items])
+
+
+@router.post("/graphs/lookup", response_model=wire.GraphWire)
+def lookup_graph(body: LookupBody, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+    return wire.graph(
+        graphs.lookup_graph(
+            ctx, project, graph_id=body.graph_id, thread_id=body.thread_id, user_id=body.user_id
+        )
+    )
+
+
+@router.get("/graphs/{graph_uuid}", response_model=wire.GraphWire)
+def get_graph(graph_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+    return wire.graph(graphs.resolve(ctx, project, graph_uuid))
+
+
+@router.patch("/graphs/{graph_uuid}", response_model=wire.GraphWire)
+def update_graph(
+    graph_uuid: str, body: GraphUpdate, ctx: Context = CtxDep, project: Project = ProjectDep
+) -> Any:
+    return wire.graph(graphs.update_graph(ctx, project, graph_uuid, body))
+
+
+@router.delete("/graphs/{graph_uuid}", response_model=wire.AsyncResult)
+def delete_graph(graph_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+    return wire.AsyncResult(task=wire.task(graphs.delete_graph(ctx, project, graph_uuid)))
+
+
+@router.post("/graphs/{graph_uuid}/subgraph", response_model=wire.SubgraphResponse)
+def get_subgraph(
+    graph_uuid: str, body: SubgraphBody, ctx: Context = CtxDep, project: Project = ProjectDep
+) -> Any:
+    reject_filters(body.filters)
+    graph = graphs.resolve(ctx, project, graph_uuid)
+    found_nodes, found_edges, reason = nodes.get_subgraph(
+        ctx,
+        project,
+        graph.uuid,
+        body.seed_node_uuids,
+        depth=body.depth,
+        direction=body.direction,
+        max_nodes=body.max_nodes,
+        max_edges=body.max_edges,
+    )
+    return wire.SubgraphResponse(
+        nodes=[wire.node(v, graph) for v in nodes.views(ctx, found_nodes)],
+        edges=[wire.edge(v, graph) for v in nodes.edge_views(ctx, found_edges)],
+        truncated=reason is not None,
+        truncation_reason=reason,
+    )

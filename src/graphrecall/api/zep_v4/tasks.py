@@ -1,0 +1,63 @@
+"""/tasks and /project."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Depends, Query
+
+from graphrecall.api.zep_v4 import wire
+from graphrecall.api.zep_v4.bodies import ProjectUpdateBody
+from graphrecall.api.zep_v4.common import (
+    Context,
+    CtxDep,
+    Project,
+    ProjectDep,
+    make_router,
+    paging,
+    wire_page,
+)
+from graphrecall.domain.errors import NotImplementedYet
+from graphrecall.domain.models import PageRequest, TaskStatus
+from graphrecall.services import projects, tasks
+
+router = make_router("tasks")
+_paging = paging(("uuid", "created_at"))
+
+
+@router.get("/tasks", response_model=wire.PageWire[wire.TaskWire])
+def list_tasks(
+    status: TaskStatus | None = Query(None),
+    type: str | None = Query(None, max_length=100),
+    page: PageRequest = Depends(_paging),
+    ctx: Context = CtxDep,
+    project: Project = ProjectDep,
+) -> Any:
+    result = tasks.list_tasks(ctx, project.uuid, page, status=status, type_=type)
+    return wire_page(result, [wire.task(t) for t in result.items])
+
+
+@router.get("/tasks/{task_uuid}", response_model=wire.TaskWire)
+def get_task(task_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+    return wire.task(tasks.get_task(ctx, project.uuid, task_uuid))
+
+
+@router.get("/project", response_model=wire.ProjectWire, tags=["project"])
+def get_project(project: Project = ProjectDep) -> Any:
+    return wire.project(project)
+
+
+@router.patch("/project", response_model=wire.ProjectWire, tags=["project"])
+def update_project(
+    body: ProjectUpdateBody, ctx: Context = CtxDep, project: Project = ProjectDep
+) -> Any:
+    if body.hyperedges_enabled or body.include_policy_violating_episodes:
+        raise NotImplementedYet(
+            "hyperedges and content policies are not built",
+            param="hyperedges_enabled"
+            if body.hyperedges_enabled
+            else "include_policy_violating_episodes",
+        )
+    if "default_time_zone" not in body.model_fields_set:
+        return wire.project(project)
+    return wire.project(projects.update_project(ctx.store, project, body.default_time_zone))

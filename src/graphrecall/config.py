@@ -1,0 +1,27 @@
+"""Configuration from ``GRAPHRECALL_*`` environment variables, with offline defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from platformdirs import user_data_dir
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_db_path() -> Path:
+    return Path(user_data_dir("graphrecall", appauthor=False)) / "graphrecall.db"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="GRAPHRECALL_", frozen=True)
+
+    db: str = Field(default_factory=lambda: str(default_db_path()))
+    host: str = "127.0.0.1"
+    port: int = 8000
+    # When set, ``serve`` makes sure this key exists (tests, containers).
+    api_key: str | None = None
+    # ``minilm``: the bundled offline model; ``none``: lexical-only.
+    embedder: Literal["minilm", "none"] = "minilm"
+    log_level: str = "info"

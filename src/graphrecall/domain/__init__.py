@@ -1,0 +1,1 @@
+"""Types shared by every layer. No I/O here."""

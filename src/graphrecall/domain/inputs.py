@@ -1,0 +1,206 @@
+"""Validated inputs for creating and changing records.
+
+These are what services accept. They carry the documented limits, so a bad value is
+rejected with the offending field named before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from graphrecall.domain import limits
+from graphrecall.domain.models import EpisodeSource, Role
+
+Scalar = str | int | float | bool
+
+
+def _check_metadata(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if len(value) > limits.MAX_METADATA_KEYS:
+        raise ValueError(f"at most {limits.MAX_METADATA_KEYS} metadata keys are allowed")
+    for key, item in value.items():
+        if item is None:
+            continue
+        if isinstance(item, list):
+            if not all(isinstance(v, Scalar) for v in item):
+                raise ValueError(f"metadata key {key!r}: arrays may hold only scalars")
+        elif not isinstance(item, Scalar):
+            raise ValueError(f"metadata key {key!r}: values must be scalars or arrays of scalars")
+    return value
+
+
+Metadata = Annotated[dict[str, Any] | None, AfterValidator(_check_metadata)]
+Name = Annotated[str, Field(min_length=1, max_length=limits.MAX_NAME_CHARS)]
+_UPPER_SNAKE = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$")
+
+
+def _check_fact_name(value: str) -> str:
+    if not _UPPER_SNAKE.match(value):
+        raise ValueError("must be UPPER_SNAKE_CASE, e.g. WORKS_AT")
+    return value
+
+
+class Input(BaseModel):
+    # Unknown keys are ignored so newer clients keep working against this server.
+    model_config = ConfigDict(extra="ignore")
+
+
+class UserCreate(Input):
+    user_id: Annotated[str | None, Field(max_length=limits.MAX_USER_ID_CHARS)] = None
+    email: str | None = None
+    first_name: str | None = None
+    last_name: str | None = None
+    metadata: Metadata = None
+    time_zone: str | None = None
+    disable_default_ontology: bool | None = None
+    content_policy: dict[str, Any] | None = None
+
+
+class UserUpdate(Input):
+    email: str | None = None
+    first_name: str | None = None
+    last_name: str | None = None
+    metadata: Metadata = None
+    time_zone: str | None = None
+    disable_default_ontology: bool | None = None
+
+
+class GraphCreate(Input):
+    name: Annotated[str | None, Field(max_length=limits.MAX_NAME_CHARS)] = None
+    description: str | None = None
+    time_zone: str | None = None
+    content_policy: dict[str, Any] | None = None
+
+
+class GraphUpdate(Input):
+    name: Annotated[str | None, Field(max_length=limits.MAX_NAME_CHARS)] = None
+    description: str | None = None
+    time_zone: str | None = None
+
+
+class EpisodeCreate(Input):
+    # ``type`` is declared first so the ``data`` validator can see it.
+    type: EpisodeSource = "text"
+    data: Annotated[str, Field(min_length=1, max_length=limits.MAX_EPISODE_CHARS)]
+    source_description: str | None = None
+    reference_time: str | None = None
+    metadata: Metadata = None
+    document_id: str | None = None
+    strict_ontology: bool | None = None
+
+    @field_validator("data")
+    @classmethod
+    def _json_parses(cls, value: str, info: ValidationInfo) -> str:
+        if info.data.get("type") == "json":
+            try:
+                json.loads(value)
+            except ValueError as exc:
+                raise ValueError(f"type is json but data is not valid JSON ({exc})") from None
+        return value
+
+
+class MessageCreate(Input):
+    role: Role
+    content: Annotated[str, Field(min_length=1, max_length=limits.MAX_MESSAGE_CHARS)]
+    name: str | None = None
+    metadata: Metadata = None
+    reference_time: str | None = None
+    uuid: None = Field(default=None, description="reserved; must be unset")
+
+
+class MessagesAdd(Input):
+    messages: Annotated[
+        list[MessageCreate], Field(min_length=1, max_length=limits.MAX_MESSAGES_PER_CALL)
+    ]
+    ignore_roles: list[Role] | None = None
+    return_context: bool | None = None
+    strict_ontology: bool | None = None
+
+
+class NodeRef(Input):
+    """Names an edge endpoint: an existing node by ``uuid``, or a node by ``name``
+    (reused when the graph has one of that name, created otherwise)."""
+
+    uuid: str | None = None
+    name: Annotated[str | None, Field(min_length=1, max_length=limits.MAX_NAME_CHARS)] = None
+    labels: list[str] | None = None
+    summary: str | None = None
+    attributes: dict[str, Any] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_uuid_(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "uuid_" in data and "uuid" not in data:
+            data = {**data, "uuid": data["uuid_"]}
+            del data["uuid_"]
+        return data
+
+    @model_validator(mode="after")
+    def _named(self) -> NodeRef:
+        if not self.uuid and not self.name:
+            raise ValueError("a node reference needs a uuid or a name")
+        return self
+
+
+class NodeCreate(Input):
+    name: Name
+    label: str | None = None
+    summary: str | None = None
+    attributes: dict[str, Any] | None = None
+    metadata: Metadata = None
+
+
+class NodesAdd(Input):
+    nodes: Annotated[list[NodeCreate], Field(min_length=1, max_length=limits.MAX_NODES_PER_CALL)]
+
+
+class NodeUpdate(Input):
+    name: Name | None = None
+    summary: str | None = None
+    attributes: dict[str, Any] | None = None
+
+
+class EdgeCreate(Input):
+    fact: Annotated[str, Field(min_length=1, max_length=limits.MAX_EPISODE_CHARS)]
+    fact_name: Annotated[str, Field(max_length=100), AfterValidator(_check_fact_name)]
+    source_node: NodeRef
+    target_node: NodeRef
+    attributes: dict[str, Any] | None = None
+    metadata: Metadata = None
+    valid_at: str | None = None
+    invalid_at: str | None = None
+    expired_at: str | None = None
+
+
+class EdgesAdd(Input):
+    edges: Annotated[list[EdgeCreate], Field(min_length=1, max_length=limits.MAX_EDGES_PER_CALL)]
+    deduplicate: bool | None = None
+
+
+class EdgeUpdate(Input):
+    fact: Annotated[str | None, Field(min_length=1, max_length=limits.MAX_EPISODE_CHARS)] = None
+    attributes: dict[str, Any] | None = None
+
+
+class EpisodeUpdate(Input):
+    metadata: dict[str, Any] | None = None
+
+
+class MessageUpdate(Input):
+    metadata: dict[str, Any] | None = None
+
+
+Direction = Literal["in", "out", "both"]

@@ -1,0 +1,192 @@
+"""Domain records. Free of wire quirks: the API layer converts them explicitly.
+
+Every record that belongs to a graph carries ``graph_uuid``; every record of a tenant
+carries ``project_uuid``. The store persists these models field by field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Json = dict[str, Any]
+TaskStatus = Literal["pending", "processing", "succeeded", "partial", "failed"]
+EpisodeSource = Literal["text", "json", "message", "fact_triple"]
+Role = Literal["system", "assistant", "user", "function", "tool"]
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    uuid: str
+
+
+class Project(Record):
+    name: str
+    default_time_zone: str | None = None
+    created_at: str
+
+
+class ApiKey(Record):
+    project_uuid: str
+    name: str | None = None
+    prefix: str
+    key_hash: str
+    created_at: str
+    revoked_at: str | None = None
+
+
+class User(Record):
+    project_uuid: str
+    graph_uuid: str
+    node_uuid: str
+    user_id: str | None = None
+    email: str | None = None
+    first_name: str | None = None
+    last_name: str | None = None
+    metadata: Json | None = None
+    time_zone: str | None = None
+    disable_default_ontology: bool | None = None
+    created_at: str
+    updated_at: str
+
+
+class Graph(Record):
+    project_uuid: str
+    type: Literal["user", "standard"]
+    graph_id: str | None = None
+    name: str | None = None
+    description: str | None = None
+    time_zone: str | None = None
+    user_uuid: str | None = None
+    created_at: str
+    updated_at: str
+
+
+class Thread(Record):
+    project_uuid: str
+    graph_uuid: str
+    user_uuid: str
+    thread_id: str | None = None
+    created_at: str
+    updated_at: str
+
+
+class Episode(Record):
+    """Raw input. A thread message is an episode with ``thread_uuid`` and ``role`` set."""
+
+    graph_uuid: str
+    content: str
+    source: EpisodeSource = "text"
+    source_description: str | None = None
+    role: Role | None = None
+    role_name: str | None = None
+    metadata: Json | None = None
+    reference_time: str
+    created_at: str
+    document_id: str | None = None
+    thread_uuid: str | None = None
+    processed: bool = False
+
+
+class Node(Record):
+    graph_uuid: str
+    name: str
+    labels: list[str] = Field(default_factory=list)
+    summary: str | None = None
+    attributes: Json | None = None
+    metadata: Json | None = None
+    created_at: str
+    updated_at: str
+
+
+class Edge(Record):
+    graph_uuid: str
+    name: str
+    fact: str
+    source_node_uuid: str
+    target_node_uuid: str
+    attributes: Json | None = None
+    metadata: Json | None = None
+    created_at: str
+    updated_at: str
+    valid_at: str | None = None
+    invalid_at: str | None = None
+    expired_at: str | None = None
+
+
+class Observation(Record):
+    graph_uuid: str
+    name: str
+    labels: list[str] = Field(default_factory=list)
+    summary: str
+    attributes: Json | None = None
+    created_at: str
+    updated_at: str
+
+
+class ThreadSummary(Record):
+    graph_uuid: str
+    thread_uuid: str
+    summary: str
+    created_at: str
+    last_summarized_at: str | None = None
+    last_summarized_episode_valid_at: str | None = None
+
+
+class Task(Record):
+    project_uuid: str
+    graph_uuid: str | None = None
+    type: str
+    status: TaskStatus = "pending"
+    stage: str | None = None
+    payload: Json = Field(default_factory=dict)
+    result: Json | None = None
+    error: Json | None = None
+    created_at: str
+    started_at: str | None = None
+    updated_at: str
+    completed_at: str | None = None
+
+
+R = TypeVar("R")
+
+
+class Page(BaseModel, Generic[R]):
+    items: list[R]
+    next_cursor: str | None = None
+    total_size: int | None = None
+
+
+class PageRequest(BaseModel):
+    """One page of a list: keyset cursor over (order_by, uuid)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    page_size: int = 50
+    cursor: str | None = None
+    order_by: str = "uuid"
+    order: Literal["asc", "desc"] = "desc"
+
+
+class NodeView(BaseModel):
+    """A node with what readers need besides its row: provenance and, on request, degree."""
+
+    node: Node
+    episode_uuids: list[str]
+    episode_uuids_truncated: bool
+    degree: int | None = None
+    score: float | None = None
+    relevance: float | None = None
+
+
+class EdgeView(BaseModel):
+    """An edge with its endpoints' current names and labels and its supporting episodes."""
+
+    edge: Edge
+    source: Node | None
+    target: Node | None
+    episode_uuids: list[str]
+    score: float | None = None
+    relevance: float | None = None

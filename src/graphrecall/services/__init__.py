@@ -1,0 +1,1 @@
+"""Operations of both faces, written once against the store interface."""

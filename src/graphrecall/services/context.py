@@ -1,0 +1,16 @@
+"""What every service call needs: the store, the models, and a way to wake the worker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from graphrecall.ml.embedder import Embedder
+from graphrecall.store.base import Store
+
+
+@dataclass
+class Context:
+    store: Store
+    embedder: Embedder | None
+    wake_worker: Callable[[], None] = field(default=lambda: None)

@@ -1,0 +1,136 @@
+"""Episodes: raw input added to a graph, persisted at once and processed by the worker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphrecall.domain import clock, limits
+from graphrecall.domain.errors import BadRequest, NotFound
+from graphrecall.domain.ids import check_uuid, new_id
+from graphrecall.domain.inputs import EpisodeCreate, EpisodeUpdate, _check_metadata
+from graphrecall.domain.models import (
+    Edge,
+    Episode,
+    Node,
+    Page,
+    PageRequest,
+    Project,
+    Task,
+)
+from graphrecall.services import graphs, tasks
+from graphrecall.services.context import Context
+
+
+def add_episode(
+    ctx: Context, project: Project, graph_uuid: str, body: EpisodeCreate
+) -> tuple[Episode, Task]:
+    graph = graphs.resolve(ctx, project, graph_uuid)
+    stamp = clock.now()
+    episode = Episode(
+        uuid=new_id(),
+        graph_uuid=graph.uuid,
+        content=body.data,
+        source=body.type,
+        source_description=body.source_description,
+        metadata=body.metadata,
+        reference_time=clock.normalize(body.reference_time, param="reference_time") or stamp,
+        created_at=stamp,
+        document_id=body.document_id,
+    )
+    with ctx.store.transaction():
+        ctx.store.insert([episode])
+        task = tasks.enqueue(
+            ctx, project.uuid, graph.uuid, "graph.add", {"episodes": [episode.uuid]}
+        )
+    ctx.wake_worker()
+    return episode, task
+
+
+def get_episode(ctx: Context, project: Project, graph_uuid: str, episode_uuid: str) -> Episode:
+    graph = graphs.resolve(ctx, project, graph_uuid)
+    episode_uuid = check_uuid(episode_uuid, param="episode_uuid")
+    episode = ctx.store.get(Episode, episode_uuid, {"graph_uuid": graph.uuid})
+    if episode is None:
+        raise NotFound("episode", episode_uuid, param="episode_uuid")
+    return episode
+
+
+def list_episodes(
+    ctx: Context,
+    project: Project,
+    graph_uuid: str,
+    page: PageRequest,
+    *,
+    mentioned_node_uuids: list[str] | None = None,
+) -> Page[Episode]:
+    graph = graphs.resolve(ctx, project, graph_uuid)
+    scope: dict[str, Any] = {"graph_uuid": graph.uuid}
+    if mentioned_node_uuids is not None:
+        if len(mentioned_node_uuids) > limits.MAX_UUID_LIST:
+            raise BadRequest(
+                f"at most {limits.MAX_UUID_LIST} uuids", param="filters.mentioned_node_uuids"
+            )
+        wanted = [
+            check_uuid(u, param=f"filters.mentioned_node_uuids[{i}]")
+            for i, u in enumerate(mentioned_node_uuids)
+        ]
+        # Episode UUIDs in the list match themselves.
+        mentioning = ctx.store.episodes_of(Node, wanted)
+        scope["uuid"] = sorted({e for eps, _ in mentioning.values() for e in eps} | set(wanted))
+    return ctx.store.list_page(Episode, scope, page)
+
+
+def merge_metadata(
+    current: dict[str, Any] | None, patch: dict[str, Any] | None, *, param: str
+) -> dict[str, Any] | None:
+    """Merge ``patch`` onto ``current``; a key set to null is removed."""
+    if patch is None:
+        return current
+    merged = dict(current or {})
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    try:
+        _check_metadata(merged)
+    except ValueError as exc:
+        raise BadRequest(f"{param}: {exc}", param=param) from None
+    return merged or None
+
+
+def update_episode(
+    ctx: Context, project: Project, graph_uuid: str, episode_uuid: str, body: EpisodeUpdate
+) -> Episode:
+    episode = get_episode(ctx, project, graph_uuid, episode_uuid)
+    updated = episode.model_copy(
+        update={"metadata": merge_metadata(episode.metadata, body.metadata, param="metadata")}
+    )
+    ctx.store.update(updated)
+    return updated
+
+
+def delete_episode(ctx: Context, project: Project, graph_uuid: str, episode_uuid: str) -> Task:
+    """Delete an episode and whatever only it supported: edges whose sole source it was,
+    and nodes it alone mentioned that no remaining edge touches."""
+    episode = get_episode(ctx, project, graph_uuid, episode_uuid)
+    graph_uuid = episode.graph_uuid
+    with ctx.store.transaction():
+        orphan_edges = _sole_supported(ctx, Edge, episode.uuid)
+        orphan_nodes = _sole_supported(ctx, Node, episode.uuid)
+        ctx.store.delete(Episode, {"uuid": episode.uuid})
+        ctx.store.delete(Edge, {"uuid": orphan_edges, "graph_uuid": graph_uuid})
+        if orphan_nodes:
+            degrees = ctx.store.node_degrees(graph_uuid, orphan_nodes)
+            ctx.store.delete(
+                Node, {"uuid": [n for n, d in degrees.items() if d == 0], "graph_uuid": graph_uuid}
+            )
+        return tasks.completed(
+            ctx, project.uuid, graph_uuid, "graph.episode.delete", {"episode_uuid": episode.uuid}
+        )
+
+
+def _sole_supported(ctx: Context, kind: type[Edge] | type[Node], episode_uuid: str) -> list[str]:
+    linked = ctx.store.linked_to_episodes(kind, [episode_uuid])
+    sources = ctx.store.episodes_of(kind, linked)
+    return [uuid for uuid, (eps, _) in sources.items() if eps == [episode_uuid]]

@@ -1,0 +1,128 @@
+"""Graphs: standard graphs and the graph every user owns.
+
+``resolve`` is the one place that turns a path's ``graph_uuid`` into a graph of the
+caller's project; per the Zep docs a user's UUID is accepted for the user's graph.
+Another project's graph is reported as not found, never as forbidden.
+"""
+
+from __future__ import annotations
+
+from graphrecall.domain import clock
+from graphrecall.domain.errors import BadRequest, NotFound
+from graphrecall.domain.ids import check_uuid, new_id
+from graphrecall.domain.inputs import GraphCreate, GraphUpdate
+from graphrecall.domain.models import (
+    Edge,
+    Episode,
+    Graph,
+    Node,
+    Observation,
+    Page,
+    PageRequest,
+    Project,
+    Task,
+    Thread,
+    ThreadSummary,
+    User,
+)
+from graphrecall.services import tasks
+from graphrecall.services.context import Context
+from graphrecall.services.projects import check_time_zone
+
+
+def resolve(ctx: Context, project: Project, graph_uuid: str, *, param: str = "graph_uuid") -> Graph:
+    graph_uuid = check_uuid(graph_uuid, param=param)
+    graph = ctx.store.get(Graph, graph_uuid, {"project_uuid": project.uuid})
+    if graph is None:
+        user = ctx.store.get(User, graph_uuid, {"project_uuid": project.uuid})
+        if user is not None:
+            graph = ctx.store.get(Graph, user.graph_uuid)
+    if graph is None:
+        raise NotFound("graph", graph_uuid, param=param)
+    return graph
+
+
+def create_graph(ctx: Context, project: Project, body: GraphCreate) -> Graph:
+    stamp = clock.now()
+    uuid = new_id()
+    graph = Graph(
+        uuid=uuid,
+        project_uuid=project.uuid,
+        type="standard",
+        graph_id=uuid,
+        name=body.name,
+        description=body.description,
+        time_zone=check_time_zone(body.time_zone, param="time_zone"),
+        created_at=stamp,
+        updated_at=stamp,
+    )
+    ctx.store.insert([graph])
+    return graph
+
+
+def update_graph(ctx: Context, project: Project, graph_uuid: str, body: GraphUpdate) -> Graph:
+    graph = resolve(ctx, project, graph_uuid)
+    changes = body.model_dump(exclude_unset=True)
+    if "time_zone" in changes:
+        check_time_zone(changes["time_zone"], param="time_zone")
+    updated = graph.model_copy(update={**changes, "updated_at": clock.now()})
+    ctx.store.update(updated)
+    return updated
+
+
+def list_graphs(
+    ctx: Context, project: Project, page: PageRequest, search: str | None = None
+) -> Page[Graph]:
+    return ctx.store.list_page(
+        Graph,
+        {"project_uuid": project.uuid},
+        page,
+        search=search,
+        search_fields=("name", "description", "graph_id"),
+    )
+
+
+def lookup_graph(
+    ctx: Context,
+    project: Project,
+    *,
+    graph_id: str | None,
+    thread_id: str | None,
+    user_id: str | None,
+) -> Graph:
+    """Resolve a legacy identifier (graph_id, thread_id or user_id) to its graph."""
+    scope = {"project_uuid": project.uuid}
+    if graph_id:
+        found = ctx.store.find(Graph, {**scope, "graph_id": graph_id}, limit=1)
+        if found:
+            return found[0]
+        raise NotFound("graph", graph_id, param="graph_id")
+    if thread_id:
+        threads = ctx.store.find(Thread, {**scope, "thread_id": thread_id}, limit=1)
+        if threads:
+            return resolve(ctx, project, threads[0].graph_uuid)
+        raise NotFound("thread", thread_id, param="thread_id")
+    if user_id:
+        users = ctx.store.find(User, {**scope, "user_id": user_id}, limit=1)
+        if users:
+            return resolve(ctx, project, users[0].graph_uuid)
+        raise NotFound("user", user_id, param="user_id")
+    raise BadRequest("give one of graph_id, thread_id or user_id", param="graph_id")
+
+
+def purge_graph_data(ctx: Context, graph_uuid: str) -> None:
+    """Delete everything stored in a graph (inside the caller's transaction)."""
+    for kind in (Edge, Node, Episode, Observation, ThreadSummary):
+        ctx.store.delete(kind, {"graph_uuid": graph_uuid})
+
+
+def delete_graph(ctx: Context, project: Project, graph_uuid: str) -> Task:
+    graph = resolve(ctx, project, graph_uuid)
+    if graph.type == "user":
+        raise BadRequest(
+            "a user graph is deleted with its user: DELETE /users/{user_uuid}", param="graph_uuid"
+        )
+    with ctx.store.transaction():
+        purge_graph_data(ctx, graph.uuid)
+        ctx.store.delete(Graph, {"uuid": graph.uuid})
+        return tasks.completed(ctx, project.uuid, graph.uuid, "graph.delete")

@@ -1,0 +1,81 @@
+"""Asynchronous work is tracked by tasks, as in Zep: create, poll, list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphrecall.domain import clock
+from graphrecall.domain.errors import NotFound
+from graphrecall.domain.ids import check_uuid, new_id
+from graphrecall.domain.models import Page, PageRequest, Task
+from graphrecall.services.context import Context
+
+
+def enqueue(
+    ctx: Context, project_uuid: str, graph_uuid: str | None, type_: str, payload: dict[str, Any]
+) -> Task:
+    """Persist a pending task (inside the caller's transaction, if any)."""
+    stamp = clock.now()
+    task = Task(
+        uuid=new_id(),
+        project_uuid=project_uuid,
+        graph_uuid=graph_uuid,
+        type=type_,
+        status="pending",
+        stage="queued",
+        payload=payload,
+        created_at=stamp,
+        updated_at=stamp,
+    )
+    ctx.store.insert([task])
+    return task
+
+
+def completed(
+    ctx: Context,
+    project_uuid: str,
+    graph_uuid: str | None,
+    type_: str,
+    result: dict[str, Any] | None = None,
+) -> Task:
+    """A task for work that was done synchronously (deletes): already succeeded."""
+    stamp = clock.now()
+    task = Task(
+        uuid=new_id(),
+        project_uuid=project_uuid,
+        graph_uuid=graph_uuid,
+        type=type_,
+        status="succeeded",
+        stage="done",
+        result=result,
+        created_at=stamp,
+        started_at=stamp,
+        updated_at=stamp,
+        completed_at=stamp,
+    )
+    ctx.store.insert([task])
+    return task
+
+
+def get_task(ctx: Context, project_uuid: str, task_uuid: str) -> Task:
+    task_uuid = check_uuid(task_uuid, param="task_uuid")
+    task = ctx.store.get(Task, task_uuid, {"project_uuid": project_uuid})
+    if task is None:
+        raise NotFound("task", task_uuid)
+    return task
+
+
+def list_tasks(
+    ctx: Context,
+    project_uuid: str,
+    page: PageRequest,
+    *,
+    status: str | None = None,
+    type_: str | None = None,
+) -> Page[Task]:
+    scope: dict[str, Any] = {"project_uuid": project_uuid}
+    if status:
+        scope["status"] = status
+    if type_:
+        scope["type"] = type_
+    return ctx.store.list_page(Task, scope, page)

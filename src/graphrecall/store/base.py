@@ -1,0 +1,132 @@
+"""The storage interface every backend implements (SQLite now, PostgreSQL later).
+
+Records are the pydantic models of ``graphrecall.domain.models``. Queries are expressed
+with a *scope*: a mapping of field name to value, where a scalar means equality, a list
+or tuple means membership and ``None`` means "is null". Nothing above this module knows
+which database is underneath.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from graphrecall.domain.models import ApiKey, Node, Page, PageRequest, Record, Task
+
+R = TypeVar("R", bound=Record)
+Scope = Mapping[str, Any]
+Vector = npt.NDArray[np.float32]
+
+
+class Store(ABC):
+    """Persistence for every record kind, provenance links, embeddings and the task queue."""
+
+    # -- lifecycle -------------------------------------------------------------------
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[None]:
+        """All writes inside commit together or not at all. Nesting joins the outer one."""
+
+    # -- records ---------------------------------------------------------------------
+    @abstractmethod
+    def insert(self, records: Sequence[Record]) -> None: ...
+
+    @abstractmethod
+    def update(self, record: Record) -> None:
+        """Replace the stored row with the same uuid."""
+
+    @abstractmethod
+    def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None: ...
+
+    @abstractmethod
+    def find(
+        self, kind: type[R], scope: Scope, *, order_by: str = "uuid", limit: int | None = None
+    ) -> list[R]: ...
+
+    @abstractmethod
+    def count(self, kind: type[R], scope: Scope) -> int: ...
+
+    @abstractmethod
+    def delete(self, kind: type[R], scope: Scope) -> int:
+        """Delete matching records with their embeddings and provenance links."""
+
+    @abstractmethod
+    def list_page(
+        self,
+        kind: type[R],
+        scope: Scope,
+        page: PageRequest,
+        *,
+        search: str | None = None,
+        search_fields: Sequence[str] = (),
+    ) -> Page[R]:
+        """One page ordered by ``page.order_by`` then uuid, with a keyset cursor, so
+        every record is returned exactly once across pages even while rows are added.
+        ``search`` is a case-insensitive substring matched against ``search_fields``."""
+
+    @abstractmethod
+    def nodes_named(self, graph_uuid: str, name: str) -> list[Node]:
+        """Nodes whose name equals ``name`` ignoring case, oldest first."""
+
+    @abstractmethod
+    def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
+        """Count of live (unexpired) edges touching each node, both directions."""
+
+    # -- provenance ------------------------------------------------------------------
+    @abstractmethod
+    def link_episodes(
+        self, kind: type[Record], graph_uuid: str, uuid: str, episode_uuids: Sequence[str]
+    ) -> None:
+        """Record that episodes mention a node, or support an edge or observation."""
+
+    @abstractmethod
+    def episodes_of(
+        self, kind: type[Record], uuids: Sequence[str], *, limit: int | None = None
+    ) -> dict[str, tuple[list[str], bool]]:
+        """Episode uuids linked to each record, newest first, and whether truncated."""
+
+    @abstractmethod
+    def linked_to_episodes(self, kind: type[R], episode_uuids: Sequence[str]) -> list[str]:
+        """Uuids of records of ``kind`` linked to any of the episodes."""
+
+    # -- embeddings ------------------------------------------------------------------
+    @abstractmethod
+    def set_embeddings(
+        self, kind: type[Record], owner_uuid: str, items: Sequence[tuple[str, Vector]]
+    ) -> None: ...
+
+    @abstractmethod
+    def get_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> dict[str, Vector]: ...
+
+    @abstractmethod
+    def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:
+        """Uuids of records of ``kind`` in ``owner_uuid`` that have no vector yet."""
+
+    # -- api keys --------------------------------------------------------------------
+    @abstractmethod
+    def find_api_key(self, key_hash: str) -> ApiKey | None: ...
+
+    # -- task queue ------------------------------------------------------------------
+    @abstractmethod
+    def claim_task(self) -> Task | None:
+        """Atomically take the oldest pending task and mark it processing."""
+
+    @abstractmethod
+    def requeue_unfinished(self) -> int:
+        """After a restart: tasks left ``processing`` go back to ``pending``."""
+
+    def iter_all(self, kind: type[R], scope: Scope, batch: int = 500) -> Iterator[R]:
+        page = PageRequest(page_size=batch, order="asc")
+        while True:
+            result = self.list_page(kind, scope, page)
+            yield from result.items
+            if not result.next_cursor:
+                return
+            page = page.model_copy(update={"cursor": result.next_cursor})

@@ -1,0 +1,1 @@
+"""The embedded backend: one SQLite file in WAL mode."""

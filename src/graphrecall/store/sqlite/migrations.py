@@ -1,0 +1,124 @@
+"""Versioned schema migrations, applied in order; the version lives in PRAGMA user_version.
+
+Each migration runs in one transaction: a database is at version N or N-1, never between.
+Append new migrations; never edit one that has shipped.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: list[str] = [
+    # 1: the foundation schema
+    """
+    CREATE TABLE projects (
+        uuid TEXT PRIMARY KEY, name TEXT NOT NULL, default_time_zone TEXT,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE api_keys (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL REFERENCES projects(uuid),
+        name TEXT, prefix TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL, revoked_at TEXT
+    );
+    CREATE TABLE users (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, graph_uuid TEXT NOT NULL,
+        node_uuid TEXT NOT NULL, user_id TEXT, email TEXT, first_name TEXT, last_name TEXT,
+        metadata TEXT,
+        time_zone TEXT, disable_default_ontology INTEGER,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX users_user_id ON users(project_uuid, user_id) WHERE user_id IS NOT NULL;
+    CREATE TABLE graphs (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, type TEXT NOT NULL,
+        graph_id TEXT, name TEXT, description TEXT, time_zone TEXT, user_uuid TEXT,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    CREATE INDEX graphs_project ON graphs(project_uuid, uuid);
+    CREATE TABLE threads (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, graph_uuid TEXT NOT NULL,
+        user_uuid TEXT NOT NULL, thread_id TEXT,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    CREATE INDEX threads_project ON threads(project_uuid, user_uuid);
+    CREATE TABLE episodes (
+        uuid TEXT PRIMARY KEY, graph_uuid TEXT NOT NULL, content TEXT NOT NULL,
+        source TEXT NOT NULL, source_description TEXT, role TEXT, role_name TEXT,
+        metadata TEXT, reference_time TEXT NOT NULL, created_at TEXT NOT NULL,
+        document_id TEXT, thread_uuid TEXT, processed INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX episodes_graph ON episodes(graph_uuid, uuid);
+    CREATE INDEX episodes_thread ON episodes(thread_uuid, created_at);
+    CREATE TABLE nodes (
+        uuid TEXT PRIMARY KEY, graph_uuid TEXT NOT NULL, name TEXT NOT NULL,
+        labels TEXT NOT NULL, summary TEXT, attributes TEXT, metadata TEXT,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    CREATE INDEX nodes_graph ON nodes(graph_uuid, uuid);
+    CREATE INDEX nodes_name ON nodes(graph_uuid, name COLLATE NOCASE);
+    CREATE TABLE edges (
+        uuid TEXT PRIMARY KEY, graph_uuid TEXT NOT NULL, name TEXT NOT NULL,
+        fact TEXT NOT NULL, source_node_uuid TEXT NOT NULL, target_node_uuid TEXT NOT NULL,
+        attributes TEXT, metadata TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+        valid_at TEXT, invalid_at TEXT, expired_at TEXT
+    );
+    CREATE INDEX edges_graph ON edges(graph_uuid, uuid);
+    CREATE INDEX edges_source ON edges(graph_uuid, source_node_uuid);
+    CREATE INDEX edges_target ON edges(graph_uuid, target_node_uuid);
+    CREATE TABLE observations (
+        uuid TEXT PRIMARY KEY, graph_uuid TEXT NOT NULL, name TEXT NOT NULL,
+        labels TEXT NOT NULL, summary TEXT NOT NULL, attributes TEXT,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    CREATE INDEX observations_graph ON observations(graph_uuid, uuid);
+    CREATE TABLE thread_summaries (
+        uuid TEXT PRIMARY KEY, graph_uuid TEXT NOT NULL, thread_uuid TEXT NOT NULL,
+        summary TEXT NOT NULL, created_at TEXT NOT NULL, last_summarized_at TEXT,
+        last_summarized_episode_valid_at TEXT
+    );
+    CREATE INDEX thread_summaries_graph ON thread_summaries(graph_uuid, uuid);
+    CREATE TABLE tasks (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, graph_uuid TEXT, type TEXT NOT NULL,
+        status TEXT NOT NULL, stage TEXT, payload TEXT NOT NULL, result TEXT, error TEXT,
+        created_at TEXT NOT NULL, started_at TEXT, updated_at TEXT NOT NULL, completed_at TEXT
+    );
+    CREATE INDEX tasks_status ON tasks(status, created_at);
+    CREATE INDEX tasks_project ON tasks(project_uuid, uuid);
+    -- provenance: an episode mentions a node / supports an edge or observation
+    CREATE TABLE links (
+        kind TEXT NOT NULL, graph_uuid TEXT NOT NULL, uuid TEXT NOT NULL,
+        episode_uuid TEXT NOT NULL, PRIMARY KEY (kind, uuid, episode_uuid)
+    ) WITHOUT ROWID;
+    CREATE INDEX links_episode ON links(kind, episode_uuid);
+    CREATE TABLE embeddings (
+        kind TEXT NOT NULL, uuid TEXT NOT NULL, owner_uuid TEXT NOT NULL,
+        vector BLOB NOT NULL, PRIMARY KEY (kind, uuid)
+    ) WITHOUT ROWID;
+    CREATE INDEX embeddings_owner ON embeddings(kind, owner_uuid);
+    """,
+]
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the schema to the newest version; returns the version reached."""
+    version: int = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > len(MIGRATIONS):
+        raise RuntimeError(
+            f"database schema version {version} is newer than this graphrecall "
+            f"({len(MIGRATIONS)}); upgrade graphrecall"
+        )
+    for number in range(version + 1, len(MIGRATIONS) + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(MIGRATIONS[number - 1]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return len(MIGRATIONS)
+
+
+def _statements(script: str) -> list[str]:
+    lines = [line for line in script.splitlines() if not line.strip().startswith("--")]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]

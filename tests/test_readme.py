@@ -1,0 +1,29 @@
+"""The README's quickstart runs exactly as written against a live server."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.conftest import Server
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_quickstart_runs(server: Server) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    assert blocks, "README has no python quickstart"
+    code = (
+        blocks[0]
+        .replace("YOUR_KEY", server.api_key)
+        .replace("http://127.0.0.1:8000/api/v4", server.base_url)
+    )
+    exec(compile(code, "README quickstart", "exec"), {})
+
+
+def test_readme_commands_match_ci() -> None:
+    text = README.read_text()
+    ci = (README.parent / ".ci" / "run").read_text()
+    assert "pip install -e '.[dev]' && pytest" in text
+    assert "pip install -e '.[dev]' && pytest" in ci
+    assert "pip install . && graphrecall serve" in text
