@@ -24,4 +24,9 @@ class Settings(BaseSettings):
     api_key: str | None = None
     # ``minilm``: the bundled offline model; ``none``: lexical-only.
     embedder: Literal["minilm", "none"] = "minilm"
+    # A directory with model.onnx + tokenizer.json, or the URL of a /rerank endpoint.
+    # Unset: the cross_encoder reranker uses the offline bi-encoder + lexical scorer.
+    cross_encoder: str | None = None
+    cross_encoder_model: str | None = None
+    cross_encoder_api_key: str | None = None
     log_level: str = "info"

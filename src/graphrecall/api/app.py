@@ -13,10 +13,21 @@ from fastapi.routing import APIRoute
 from graphrecall import __version__
 from graphrecall.api import errors
 from graphrecall.api.middleware import RequestContext
-from graphrecall.api.zep_v4 import edges, episodes, graphs, nodes, tasks, threads, users
+from graphrecall.api.zep_v4 import (
+    derived,
+    edges,
+    episodes,
+    graphs,
+    nodes,
+    search,
+    tasks,
+    threads,
+    users,
+)
 from graphrecall.api.zep_v4.reference_routes import ZEP_V4_ROUTES
 from graphrecall.config import Settings
 from graphrecall.ingest.worker import Worker
+from graphrecall.ml.cross_encoder import load_cross_encoder
 from graphrecall.ml.embedder import Embedder, MiniLMEmbedder
 from graphrecall.services.context import Context
 from graphrecall.store import open_store
@@ -29,6 +40,8 @@ ZEP_ROUTERS = (
     nodes.router,
     edges.router,
     tasks.router,
+    search.router,
+    derived.router,
 )
 
 
@@ -41,7 +54,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     store = open_store(settings.db)
     embedder = make_embedder(settings)
     worker = Worker(store, embedder)
-    ctx = Context(store=store, embedder=embedder, wake_worker=worker.wake)
+    ctx = Context(
+        store=store,
+        embedder=embedder,
+        wake_worker=worker.wake,
+        cross_encoder=load_cross_encoder(
+            settings.cross_encoder,
+            model=settings.cross_encoder_model,
+            api_key=settings.cross_encoder_api_key,
+        ),
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

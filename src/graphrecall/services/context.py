@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from graphrecall.ml.cross_encoder import CrossEncoder
 from graphrecall.ml.embedder import Embedder
 from graphrecall.store.base import Store
 
@@ -14,3 +15,5 @@ class Context:
     store: Store
     embedder: Embedder | None
     wake_worker: Callable[[], None] = field(default=lambda: None)
+    # None: the offline bi-encoder + lexical scorer serves the cross_encoder reranker.
+    cross_encoder: CrossEncoder | None = None

@@ -9,6 +9,7 @@ from graphrecall.domain.errors import NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.inputs import EdgesAdd, EdgeUpdate, NodeRef
 from graphrecall.domain.models import Edge, Graph, Node, Page, PageRequest, Project, Task
+from graphrecall.domain.predicates import Predicate
 from graphrecall.ingest.embedding import embed_records
 from graphrecall.services import graphs, nodes, tasks
 from graphrecall.services.context import Context
@@ -137,9 +138,15 @@ def get_edge(ctx: Context, project: Project, graph_uuid: str, edge_uuid: str) ->
     return edge
 
 
-def list_edges(ctx: Context, project: Project, graph_uuid: str, page: PageRequest) -> Page[Edge]:
+def list_edges(
+    ctx: Context,
+    project: Project,
+    graph_uuid: str,
+    page: PageRequest,
+    where: Predicate | None = None,
+) -> Page[Edge]:
     graph = graphs.resolve(ctx, project, graph_uuid)
-    return ctx.store.list_page(Edge, {"graph_uuid": graph.uuid}, page)
+    return ctx.store.list_page(Edge, {"graph_uuid": graph.uuid}, page, where=where)
 
 
 def update_edge(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from graphrecall.domain import clock, limits
+from graphrecall.domain import clock
 from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.inputs import EpisodeCreate, EpisodeUpdate, _check_metadata
@@ -17,6 +18,7 @@ from graphrecall.domain.models import (
     Project,
     Task,
 )
+from graphrecall.domain.predicates import Predicate
 from graphrecall.services import graphs, tasks
 from graphrecall.services.context import Context
 
@@ -61,23 +63,19 @@ def list_episodes(
     graph_uuid: str,
     page: PageRequest,
     *,
-    mentioned_node_uuids: list[str] | None = None,
+    mentioned_node_uuids: Sequence[str] = (),
+    where: Predicate | None = None,
 ) -> Page[Episode]:
+    """``mentioned_node_uuids`` (already validated): episodes that mention any of the nodes;
+    an episode UUID in the list matches itself."""
     graph = graphs.resolve(ctx, project, graph_uuid)
     scope: dict[str, Any] = {"graph_uuid": graph.uuid}
-    if mentioned_node_uuids is not None:
-        if len(mentioned_node_uuids) > limits.MAX_UUID_LIST:
-            raise BadRequest(
-                f"at most {limits.MAX_UUID_LIST} uuids", param="filters.mentioned_node_uuids"
-            )
-        wanted = [
-            check_uuid(u, param=f"filters.mentioned_node_uuids[{i}]")
-            for i, u in enumerate(mentioned_node_uuids)
-        ]
-        # Episode UUIDs in the list match themselves.
-        mentioning = ctx.store.episodes_of(Node, wanted)
-        scope["uuid"] = sorted({e for eps, _ in mentioning.values() for e in eps} | set(wanted))
-    return ctx.store.list_page(Episode, scope, page)
+    if mentioned_node_uuids:
+        mentioning = ctx.store.episodes_of(Node, list(mentioned_node_uuids))
+        scope["uuid"] = sorted(
+            {e for eps, _ in mentioning.values() for e in eps} | set(mentioned_node_uuids)
+        )
+    return ctx.store.list_page(Episode, scope, page, where=where)
 
 
 def merge_metadata(

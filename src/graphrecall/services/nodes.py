@@ -20,6 +20,7 @@ from graphrecall.domain.models import (
     Project,
     Task,
 )
+from graphrecall.domain.predicates import Predicate
 from graphrecall.ingest.embedding import embed_records
 from graphrecall.services import graphs, tasks
 from graphrecall.services.context import Context
@@ -96,9 +97,15 @@ def node_in(ctx: Context, graph: Graph, node_uuid: str, *, param: str = "node_uu
     return node
 
 
-def list_nodes(ctx: Context, project: Project, graph_uuid: str, page: PageRequest) -> Page[Node]:
+def list_nodes(
+    ctx: Context,
+    project: Project,
+    graph_uuid: str,
+    page: PageRequest,
+    where: Predicate | None = None,
+) -> Page[Node]:
     graph = graphs.resolve(ctx, project, graph_uuid)
-    return ctx.store.list_page(Node, {"graph_uuid": graph.uuid}, page)
+    return ctx.store.list_page(Node, {"graph_uuid": graph.uuid}, page, where=where)
 
 
 def update_node(
@@ -127,17 +134,21 @@ def delete_node(ctx: Context, project: Project, graph_uuid: str, node_uuid: str)
 
 
 def incident_edges(
-    ctx: Context, graph_uuid: str, node_uuids: Sequence[str], direction: Direction
+    ctx: Context,
+    graph_uuid: str,
+    node_uuids: Sequence[str],
+    direction: Direction,
+    where: Predicate | None = None,
 ) -> list[Edge]:
     edges: dict[str, Edge] = {}
     if direction in ("out", "both"):
         for e in ctx.store.find(
-            Edge, {"graph_uuid": graph_uuid, "source_node_uuid": list(node_uuids)}
+            Edge, {"graph_uuid": graph_uuid, "source_node_uuid": list(node_uuids)}, where=where
         ):
             edges[e.uuid] = e
     if direction in ("in", "both"):
         for e in ctx.store.find(
-            Edge, {"graph_uuid": graph_uuid, "target_node_uuid": list(node_uuids)}
+            Edge, {"graph_uuid": graph_uuid, "target_node_uuid": list(node_uuids)}, where=where
         ):
             edges[e.uuid] = e
     return sorted(edges.values(), key=lambda e: e.uuid)
@@ -150,11 +161,13 @@ def list_neighbors(
     node_uuid: str,
     direction: Direction,
     page: PageRequest,
+    where: Predicate | None = None,
 ) -> tuple[Page[Node], dict[str, list[Edge]]]:
-    """Neighbour nodes (paged) and, for each, the edges that connect it to the node."""
+    """Neighbour nodes (paged) and, for each, the edges that connect it to the node;
+    ``where`` filters the connecting edges."""
     node = get_node(ctx, project, graph_uuid, node_uuid)
     by_neighbor: dict[str, list[Edge]] = {}
-    for edge in incident_edges(ctx, node.graph_uuid, [node.uuid], direction):
+    for edge in incident_edges(ctx, node.graph_uuid, [node.uuid], direction, where):
         if edge.source_node_uuid == node.uuid and direction in ("out", "both"):
             by_neighbor.setdefault(edge.target_node_uuid, []).append(edge)
         if edge.target_node_uuid == node.uuid and direction in ("in", "both"):
@@ -175,6 +188,7 @@ def get_subgraph(
     direction: Direction,
     max_nodes: int,
     max_edges: int,
+    where: Predicate | None = None,
 ) -> tuple[list[Node], list[Edge], str | None]:
     """Breadth-first expansion from the seeds; returns nodes, edges and why it stopped
     early (``max_nodes`` / ``max_edges``), or None when the whole neighbourhood fit."""
@@ -194,7 +208,7 @@ def get_subgraph(
         if not frontier or truncation:
             break
         next_frontier: list[str] = []
-        for edge in incident_edges(ctx, graph.uuid, frontier, direction):
+        for edge in incident_edges(ctx, graph.uuid, frontier, direction, where):
             if edge.uuid in edges:
                 continue
             new = [

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graphrecall.domain.models import ApiKey, Node, Page, PageRequest, Record, Task
+from graphrecall.domain.predicates import Predicate
 
 R = TypeVar("R", bound=Record)
 Scope = Mapping[str, Any]
@@ -47,11 +48,17 @@ class Store(ABC):
 
     @abstractmethod
     def find(
-        self, kind: type[R], scope: Scope, *, order_by: str = "uuid", limit: int | None = None
+        self,
+        kind: type[R],
+        scope: Scope,
+        *,
+        where: Predicate | None = None,
+        order_by: str = "uuid",
+        limit: int | None = None,
     ) -> list[R]: ...
 
     @abstractmethod
-    def count(self, kind: type[R], scope: Scope) -> int: ...
+    def count(self, kind: type[R], scope: Scope, where: Predicate | None = None) -> int: ...
 
     @abstractmethod
     def delete(self, kind: type[R], scope: Scope) -> int:
@@ -66,6 +73,7 @@ class Store(ABC):
         *,
         search: str | None = None,
         search_fields: Sequence[str] = (),
+        where: Predicate | None = None,
     ) -> Page[R]:
         """One page ordered by ``page.order_by`` then uuid, with a keyset cursor, so
         every record is returned exactly once across pages even while rows are added.
@@ -78,6 +86,48 @@ class Store(ABC):
     @abstractmethod
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
         """Count of live (unexpired) edges touching each node, both directions."""
+
+    # -- retrieval legs ----------------------------------------------------------------
+    @abstractmethod
+    def text_search(
+        self,
+        kind: type[Record],
+        scope: Scope,
+        terms: Sequence[str],
+        *,
+        where: Predicate | None = None,
+        limit: int = 100,
+    ) -> list[tuple[str, float]]:
+        """BM25 (k1 1.2, b 0.75, stemmed) over the kind's text: records matching any term,
+        best first, as (uuid, score) with higher = better. Only real term matches."""
+
+    @abstractmethod
+    def vector_search(
+        self,
+        kind: type[Record],
+        owner_uuid: str,
+        vector: Vector,
+        *,
+        scope: Scope,
+        where: Predicate | None = None,
+        limit: int = 100,
+    ) -> list[tuple[str, float]]:
+        """Exact cosine similarity (vectors are normalised) over the owner's records that
+        match ``scope`` and ``where``, best first, as (uuid, similarity)."""
+
+    # -- search cursors and settings -----------------------------------------------------
+    @abstractmethod
+    def save_cursor(
+        self, token: str, project_uuid: str, fingerprint: str, results: str, ttl_seconds: int
+    ) -> None: ...
+
+    @abstractmethod
+    def load_cursor(self, token: str) -> tuple[str, str, str] | None:
+        """(project_uuid, fingerprint, results) of an unexpired cursor, else None."""
+
+    @abstractmethod
+    def setting(self, key: str, default: str) -> str:
+        """Read a setting; on first read store ``default`` and return it."""
 
     # -- provenance ------------------------------------------------------------------
     @abstractmethod

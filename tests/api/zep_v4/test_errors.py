@@ -170,12 +170,12 @@ def test_unbuilt_endpoints_answer_501(zep: Zep) -> None:
     assert "not implement" in info.value.body["error"]["message"]
 
 
-def test_unfiltered_data_is_never_returned_as_filtered(zep: Zep) -> None:
+def test_a_filter_the_endpoint_does_not_take_is_rejected_not_ignored(zep: Zep) -> None:
     graph = zep.graph.create(name="filters")
-    with pytest.raises(ApiError) as info:
-        list(zep.graph.edge.list(graph.uuid_, filters={"edge_types": ["LIKES"]}))
-    assert info.value.status_code == 501
-    assert info.value.body["error"]["param"] == "filters.edge_types"
+    with pytest.raises(BadRequestError) as info:
+        list(zep.graph.node.list(graph.uuid_, filters={"source_node_uuids": [UNKNOWN]}))
+    assert info.value.body.error.code == "unsupported_filter"
+    assert info.value.body.error.param == "filters.source_node_uuids"
 
 
 def test_routes_also_served_at_root(server: Server) -> None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphrecall.domain import limits
-from graphrecall.domain.errors import NotImplementedYet
 from graphrecall.domain.inputs import Direction
+from graphrecall.domain.predicates import Predicate
+from graphrecall.retrieval import filters as filter_language
+from graphrecall.retrieval.filters import Target
 
 
 class Body(BaseModel):
@@ -29,32 +31,29 @@ class ThreadCreateBody(Body):
     user_uuid: str
 
 
-class EpisodeListFilters(Body):
-    mentioned_node_uuids: list[str] | None = Field(default=None, max_length=limits.MAX_UUID_LIST)
-    metadata_filters: dict[str, Any] | None = None
-    content_policy_violated: bool | None = None
-
-
-class EpisodeListBody(Body):
-    filters: EpisodeListFilters | None = None
-
-
 class FilteredListBody(Body):
+    """A list or graph request body; ``filters`` is parsed by the filter language so that
+    errors name paths like ``filters.property_filters[0].value``."""
+
     filters: dict[str, Any] | None = None
 
+    def parsed(self) -> filter_language.Filters:
+        return filter_language.parse(self.filters)
 
-class NeighborsBody(Body):
+    def predicate(self, target: Target) -> Predicate | None:
+        return filter_language.to_predicate(self.parsed(), target)
+
+
+class NeighborsBody(FilteredListBody):
     direction: Direction = "both"
-    filters: dict[str, Any] | None = None
 
 
-class SubgraphBody(Body):
+class SubgraphBody(FilteredListBody):
     seed_node_uuids: list[str] = Field(max_length=limits.MAX_UUID_LIST)
     depth: int = Field(default=1, ge=1, le=5)
     direction: Direction = "both"
     max_nodes: int = Field(default=100, ge=1, le=1000)
     max_edges: int = Field(default=200, ge=1, le=2000)
-    filters: dict[str, Any] | None = None
 
 
 class ProjectUpdateBody(Body):
@@ -63,11 +62,10 @@ class ProjectUpdateBody(Body):
     include_policy_violating_episodes: bool | None = None
 
 
-def reject_filters(filters: dict[str, Any] | None, supported: tuple[str, ...] = ()) -> None:
-    """Filters of the search issue's filter language are not built yet: say so (501)
-    rather than ignore them and return unfiltered data as if filtered."""
-    for key, value in (filters or {}).items():
-        if value is not None and key not in supported:
-            raise NotImplementedYet(
-                f"filter {key!r} is not supported on this endpoint yet", param=f"filters.{key}"
-            )
+class SearchBody(FilteredListBody):
+    query: str = Field(max_length=8192)
+    reranker: Literal["rrf", "mmr", "node_distance", "episode_mentions", "cross_encoder"] = "rrf"
+    mmr_lambda: float | None = Field(default=None, ge=0.0, le=1.0)
+    center_node_uuid: str | None = None
+    bfs_origin_node_uuids: list[str] | None = Field(default=None, max_length=5)
+    filter_low_quality_results: bool | None = None

@@ -8,7 +8,7 @@ from fastapi import Body as BodyParam
 from fastapi import Depends
 
 from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import FilteredListBody, reject_filters
+from graphrecall.api.zep_v4.bodies import FilteredListBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -44,9 +44,9 @@ def list_edges(
     ctx: Context = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
-    reject_filters(body.filters if body else None)
+    where = (body or FilteredListBody()).predicate("list:edges")
     graph = graphs.resolve(ctx, project, graph_uuid)
-    result = edges.list_edges(ctx, project, graph.uuid, page)
+    result = edges.list_edges(ctx, project, graph.uuid, page, where)
     return wire_page(result, [wire.edge(v, graph) for v in nodes.edge_views(ctx, result.items)])
 
 

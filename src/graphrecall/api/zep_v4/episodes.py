@@ -8,7 +8,7 @@ from fastapi import Body as BodyParam
 from fastapi import Depends
 
 from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import EpisodeListBody, reject_filters
+from graphrecall.api.zep_v4.bodies import FilteredListBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -20,6 +20,7 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.inputs import EpisodeCreate, EpisodeUpdate
 from graphrecall.domain.models import PageRequest
+from graphrecall.retrieval import filters as filter_language
 from graphrecall.services import episodes, graphs
 
 router = make_router("episodes")
@@ -38,21 +39,22 @@ def add_episode(
 @router.post("/graphs/{graph_uuid}/episodes/list", response_model=wire.PageWire[wire.EpisodeWire])
 def list_episodes(
     graph_uuid: str,
-    body: EpisodeListBody | None = BodyParam(default=None),
+    body: FilteredListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
     ctx: Context = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
-    filters = body.filters if body else None
-    if filters is not None:
-        reject_filters(filters.model_dump(), supported=("mentioned_node_uuids",))
+    body = body or FilteredListBody()
+    filters = body.parsed()
+    where = filter_language.to_predicate(filters, "list:episodes")
     graph = graphs.resolve(ctx, project, graph_uuid)
     result = episodes.list_episodes(
         ctx,
         project,
         graph.uuid,
         page,
-        mentioned_node_uuids=filters.mentioned_node_uuids if filters else None,
+        mentioned_node_uuids=filter_language.mentioned_node_uuids(filters),
+        where=where,
     )
     return wire_page(result, [wire.episode(e, graph) for e in result.items])
 

@@ -8,7 +8,7 @@ from fastapi import Body as BodyParam
 from fastapi import Depends
 
 from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import LookupBody, SearchListBody, SubgraphBody, reject_filters
+from graphrecall.api.zep_v4.bodies import LookupBody, SearchListBody, SubgraphBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -72,7 +72,7 @@ def delete_graph(graph_uuid: str, ctx: Context = CtxDep, project: Project = Proj
 def get_subgraph(
     graph_uuid: str, body: SubgraphBody, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
-    reject_filters(body.filters)
+    where = body.predicate("graph:edges")
     graph = graphs.resolve(ctx, project, graph_uuid)
     found_nodes, found_edges, reason = nodes.get_subgraph(
         ctx,
@@ -83,6 +83,7 @@ def get_subgraph(
         direction=body.direction,
         max_nodes=body.max_nodes,
         max_edges=body.max_edges,
+        where=where,
     )
     return wire.SubgraphResponse(
         nodes=[wire.node(v, graph) for v in nodes.views(ctx, found_nodes)],

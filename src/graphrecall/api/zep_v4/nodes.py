@@ -8,7 +8,7 @@ from fastapi import Body as BodyParam
 from fastapi import Depends
 
 from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import FilteredListBody, NeighborsBody, reject_filters
+from graphrecall.api.zep_v4.bodies import FilteredListBody, NeighborsBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -43,9 +43,9 @@ def list_nodes(
     ctx: Context = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
-    reject_filters(body.filters if body else None)
+    where = (body or FilteredListBody()).predicate("list:nodes")
     graph = graphs.resolve(ctx, project, graph_uuid)
-    result = nodes.list_nodes(ctx, project, graph.uuid, page)
+    result = nodes.list_nodes(ctx, project, graph.uuid, page, where)
     views = nodes.views(ctx, result.items, with_degree=page.order_by == "degree")
     return wire_page(result, [wire.node(v, graph) for v in views])
 
@@ -92,10 +92,10 @@ def list_neighbors(
     project: Project = ProjectDep,
 ) -> Any:
     body = body or NeighborsBody()
-    reject_filters(body.filters)
+    where = body.predicate("graph:edges")
     graph = graphs.resolve(ctx, project, graph_uuid)
     result, by_neighbor = nodes.list_neighbors(
-        ctx, project, graph.uuid, node_uuid, body.direction, page
+        ctx, project, graph.uuid, node_uuid, body.direction, page, where
     )
     all_edges = [e for n in result.items for e in by_neighbor[n.uuid]]
     edge_wires = {v.edge.uuid: wire.edge(v, graph) for v in nodes.edge_views(ctx, all_edges)}

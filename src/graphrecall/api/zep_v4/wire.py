@@ -162,6 +162,32 @@ class EdgeWire(Wire):
     relevance: float | None = None
 
 
+class ObservationWire(Wire):
+    uuid: str
+    name: str
+    labels: list[str]
+    summary: str
+    attributes: dict[str, Any] | None = None
+    episode_uuids: list[str]
+    created_at: str
+    graph_uuid: str
+    user_uuid: str | None = None
+    score: float | None = None
+    relevance: float | None = None
+
+
+class ThreadSummaryWire(Wire):
+    uuid: str
+    summary: str
+    thread_uuid: str
+    graph_uuid: str
+    created_at: str
+    last_summarized_at: str | None = None
+    last_summarized_episode_valid_at: str | None = None
+    score: float | None = None
+    relevance: float | None = None
+
+
 class EdgeNodeRefWire(Wire):
     uuid: str
     name: str
@@ -287,12 +313,32 @@ def message(e: m.Episode) -> MessageWire:
     )
 
 
-def episode(e: m.Episode, g: m.Graph, score: float | None = None) -> EpisodeWire:
-    return EpisodeWire(
-        **e.model_dump(),
+def episode(
+    e: m.Episode, g: m.Graph, score: float | None = None, relevance: float | None = None
+) -> EpisodeWire:
+    return EpisodeWire(**e.model_dump(), user_uuid=g.user_uuid, score=score, relevance=relevance)
+
+
+def observation(
+    o: m.Observation,
+    g: m.Graph,
+    episode_uuids: list[str],
+    score: float | None = None,
+    relevance: float | None = None,
+) -> ObservationWire:
+    return ObservationWire(
+        **o.model_dump(exclude={"updated_at"}),
+        episode_uuids=episode_uuids,
         user_uuid=g.user_uuid,
         score=score,
+        relevance=relevance,
     )
+
+
+def thread_summary(
+    t: m.ThreadSummary, score: float | None = None, relevance: float | None = None
+) -> ThreadSummaryWire:
+    return ThreadSummaryWire(**t.model_dump(), score=score, relevance=relevance)
 
 
 def node(v: m.NodeView, g: m.Graph) -> NodeWire:

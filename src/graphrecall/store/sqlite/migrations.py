@@ -8,6 +8,29 @@ from __future__ import annotations
 
 import sqlite3
 
+
+def _fts(tables: dict[str, tuple[str, ...]]) -> str:
+    """An external-content FTS5 index per table, kept in step by triggers."""
+    out = []
+    for table, cols in tables.items():
+        c = ", ".join(cols)
+        new = ", ".join(f"new.{x}" for x in cols)
+        old = ", ".join(f"old.{x}" for x in cols)
+        fts = f"{table}_fts"
+        delete = f"INSERT INTO {fts}({fts}, rowid, {c}) VALUES ('delete', old.rowid, {old});"
+        insert = f"INSERT INTO {fts}(rowid, {c}) VALUES (new.rowid, {new});"
+        out.append(
+            f"CREATE VIRTUAL TABLE {fts} USING fts5({c}, content='{table}',"
+            " content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');\n"
+            f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {table} BEGIN\n{insert}\nEND;\n"
+            f"CREATE TRIGGER {fts}_delete AFTER DELETE ON {table} BEGIN\n{delete}\nEND;\n"
+            f"CREATE TRIGGER {fts}_update AFTER UPDATE OF {c} ON {table} BEGIN\n"
+            f"{delete}\n{insert}\nEND;\n"
+            f"INSERT INTO {fts}({fts}) VALUES ('rebuild');\n"
+        )
+    return "".join(out)
+
+
 MIGRATIONS: list[str] = [
     # 1: the foundation schema
     """
@@ -95,6 +118,30 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     CREATE INDEX embeddings_owner ON embeddings(kind, owner_uuid);
     """,
+    # 2: full-text indexes (FTS5 BM25, Porter stemming) kept in step by triggers, the
+    # embedding version counters that invalidate in-memory vector matrices, search cursors,
+    # and a per-database secret that signs cursors.
+    _fts(
+        {
+            "episodes": ("content",),
+            "nodes": ("name", "summary"),
+            "edges": ("fact",),
+            "observations": ("name", "summary"),
+            "thread_summaries": ("summary",),
+        }
+    )
+    + """
+    CREATE TABLE embedding_versions (
+        kind TEXT NOT NULL, owner_uuid TEXT NOT NULL, version INTEGER NOT NULL,
+        PRIMARY KEY (kind, owner_uuid)
+    ) WITHOUT ROWID;
+    CREATE TABLE search_cursors (
+        token TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, fingerprint TEXT NOT NULL,
+        results TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL
+    );
+    CREATE INDEX search_cursors_expiry ON search_cursors(expires_at);
+    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
 ]
 
 
@@ -120,5 +167,16 @@ def migrate(conn: sqlite3.Connection) -> int:
 
 
 def _statements(script: str) -> list[str]:
-    lines = [line for line in script.splitlines() if not line.strip().startswith("--")]
-    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+    """Split a script into complete statements (trigger bodies contain semicolons)."""
+    statements: list[str] = []
+    current = ""
+    for line in script.splitlines():
+        if line.strip().startswith("--"):
+            continue
+        current += line + "\n"
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {current.strip()[:80]}")
+    return statements

@@ -14,10 +14,12 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from graphrecall.domain import clock
 from graphrecall.domain.errors import BadRequest
@@ -37,8 +39,10 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
+from graphrecall.domain.predicates import Predicate
 from graphrecall.store.base import R, Scope, Store, Vector
 from graphrecall.store.sqlite.migrations import migrate
+from graphrecall.store.sqlite.predicates import Compiler
 
 TABLES: dict[type[Record], str] = {
     Project: "projects",
@@ -77,6 +81,9 @@ class SQLiteStore(Store):
         self._conn.execute("PRAGMA busy_timeout=10000")
         self._lock = threading.RLock()
         self._depth = 0
+        self._matrices: dict[
+            tuple[str, str], tuple[int, list[str], dict[str, int], npt.NDArray[np.float32]]
+        ] = {}
         with self._lock:
             migrate(self._conn)
 
@@ -143,7 +150,19 @@ class SQLiteStore(Store):
             data[name] = value
         return kind.model_validate(data)
 
-    def _where(self, kind: type[Record], scope: Scope) -> tuple[str, list[Any]]:
+    def _where(
+        self, kind: type[Record], scope: Scope, where: Predicate | None = None
+    ) -> tuple[str, list[Any]]:
+        sql, params = self._scope(kind, scope)
+        if where is not None:
+            pred_sql, pred_params = Compiler(TABLES[kind], frozenset(kind.model_fields)).compile(
+                where
+            )
+            sql = f"{sql} AND {pred_sql}"
+            params += pred_params
+        return sql, params
+
+    def _scope(self, kind: type[Record], scope: Scope) -> tuple[str, list[Any]]:
         columns = kind.model_fields
         clauses: list[str] = []
         params: list[Any] = []
@@ -192,19 +211,25 @@ class SQLiteStore(Store):
         return self._from_row(kind, rows[0]) if rows else None
 
     def find(
-        self, kind: type[R], scope: Scope, *, order_by: str = "uuid", limit: int | None = None
+        self,
+        kind: type[R],
+        scope: Scope,
+        *,
+        where: Predicate | None = None,
+        order_by: str = "uuid",
+        limit: int | None = None,
     ) -> list[R]:
         if order_by not in kind.model_fields:
             raise ValueError(f"cannot order {kind.__name__} by {order_by!r}")
-        where, params = self._where(kind, scope)
-        sql = f"SELECT * FROM {self._table(kind)} t WHERE {where} ORDER BY t.{order_by}, t.uuid"
+        sql_where, params = self._where(kind, scope, where)
+        sql = f"SELECT * FROM {self._table(kind)} t WHERE {sql_where} ORDER BY t.{order_by}, t.uuid"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [self._from_row(kind, row) for row in self._query(sql, params)]
 
-    def count(self, kind: type[R], scope: Scope) -> int:
-        where, params = self._where(kind, scope)
-        rows = self._query(f"SELECT COUNT(*) FROM {self._table(kind)} t WHERE {where}", params)
+    def count(self, kind: type[R], scope: Scope, where: Predicate | None = None) -> int:
+        sql_where, params = self._where(kind, scope, where)
+        rows = self._query(f"SELECT COUNT(*) FROM {self._table(kind)} t WHERE {sql_where}", params)
         return int(rows[0][0])
 
     def delete(self, kind: type[R], scope: Scope) -> int:
@@ -238,6 +263,7 @@ class SQLiteStore(Store):
         *,
         search: str | None = None,
         search_fields: Sequence[str] = (),
+        where: Predicate | None = None,
     ) -> Page[R]:
         computed = COMPUTED_SORTS.get(kind, {})
         if page.order_by in computed:
@@ -246,14 +272,14 @@ class SQLiteStore(Store):
             sort_expr = f"COALESCE(t.{page.order_by}, '')"
         else:
             raise BadRequest(f"cannot order by {page.order_by!r}", param="order_by")
-        where, params = self._where(kind, scope)
+        sql_where, params = self._where(kind, scope, where)
         if search:
             like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             ors = " OR ".join(f"t.{f} LIKE ? ESCAPE '\\'" for f in search_fields)
-            where += f" AND ({ors})"
+            sql_where += f" AND ({ors})"
             params += [like] * len(search_fields)
         table = self._table(kind)
-        total = int(self._query(f"SELECT COUNT(*) FROM {table} t WHERE {where}", params)[0][0])
+        total = int(self._query(f"SELECT COUNT(*) FROM {table} t WHERE {sql_where}", params)[0][0])
         direction = "DESC" if page.order == "desc" else "ASC"
         keyset = ""
         key_params: list[Any] = []
@@ -263,7 +289,7 @@ class SQLiteStore(Store):
             keyset = f" AND ({sort_expr}, t.uuid) {op} (?, ?)"
             key_params = [last_key, last_uuid]
         sql = (
-            f"SELECT t.*, {sort_expr} AS _sort FROM {table} t WHERE {where}{keyset}"
+            f"SELECT t.*, {sort_expr} AS _sort FROM {table} t WHERE {sql_where}{keyset}"
             f" ORDER BY _sort {direction}, t.uuid {direction} LIMIT {page.page_size + 1}"
         )
         rows = self._query(sql, [*params, *key_params])
@@ -352,6 +378,11 @@ class SQLiteStore(Store):
                     for uuid, vec in items
                 ],
             )
+            self._conn.execute(
+                "INSERT INTO embedding_versions (kind, owner_uuid, version) VALUES (?, ?, 1)"
+                " ON CONFLICT (kind, owner_uuid) DO UPDATE SET version = version + 1",
+                [table, owner_uuid],
+            )
 
     def get_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
@@ -374,6 +405,130 @@ class SQLiteStore(Store):
             [owner_uuid, table],
         )
         return [r[0] for r in rows]
+
+    # -- retrieval legs ----------------------------------------------------------------
+    def text_search(
+        self,
+        kind: type[Record],
+        scope: Scope,
+        terms: Sequence[str],
+        *,
+        where: Predicate | None = None,
+        limit: int = 100,
+    ) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        table = self._table(kind)
+        match = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+        sql_where, params = self._where(kind, scope, where)
+        rows = self._query(
+            f"SELECT t.uuid, -bm25({table}_fts) AS score FROM {table}_fts"
+            f" JOIN {table} t ON t.rowid = {table}_fts.rowid"
+            f" WHERE {table}_fts MATCH ? AND {sql_where}"
+            f" ORDER BY bm25({table}_fts), t.uuid LIMIT {int(limit)}",
+            [match, *params],
+        )
+        return [(r[0], float(r[1])) for r in rows]
+
+    def vector_search(
+        self,
+        kind: type[Record],
+        owner_uuid: str,
+        vector: Vector,
+        *,
+        scope: Scope,
+        where: Predicate | None = None,
+        limit: int = 100,
+    ) -> list[tuple[str, float]]:
+        uuids, index, matrix = self._matrix(kind, owner_uuid)
+        if not uuids:
+            return []
+        restricted = where is not None or set(scope) - {"graph_uuid"}
+        if restricted:
+            sql_where, params = self._where(kind, scope, where)
+            allowed = [
+                r[0]
+                for r in self._query(
+                    f"SELECT t.uuid FROM {self._table(kind)} t WHERE {sql_where}", params
+                )
+            ]
+            rows = np.fromiter((index[u] for u in allowed if u in index), dtype=np.int64)
+            if rows.size == 0:
+                return []
+            scores = matrix[rows] @ vector
+        else:
+            rows = np.arange(len(uuids))
+            scores = matrix @ vector
+        k = min(limit, scores.shape[0])
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(uuids[int(rows[i])], float(scores[i])) for i in top]
+
+    def _matrix(
+        self, kind: type[Record], owner_uuid: str
+    ) -> tuple[list[str], dict[str, int], npt.NDArray[np.float32]]:
+        """The owner's vectors as one matrix, cached until its version counter moves."""
+        table = self._table(kind)
+        rows = self._query(
+            "SELECT version FROM embedding_versions WHERE kind = ? AND owner_uuid = ?",
+            [table, owner_uuid],
+        )
+        version = int(rows[0][0]) if rows else 0
+        key = (table, owner_uuid)
+        cached = self._matrices.get(key)
+        if cached is not None and cached[0] == version:
+            return cached[1], cached[2], cached[3]
+        data = self._query(
+            "SELECT uuid, vector FROM embeddings WHERE kind = ? AND owner_uuid = ?",
+            [table, owner_uuid],
+        )
+        uuids = [r[0] for r in data]
+        if data:
+            matrix = np.frombuffer(b"".join(r[1] for r in data), dtype=np.float32).reshape(
+                len(data), -1
+            )
+        else:
+            matrix = np.zeros((0, 0), dtype=np.float32)
+        index = {u: i for i, u in enumerate(uuids)}
+        self._matrices[key] = (version, uuids, index, matrix)
+        return uuids, index, matrix
+
+    # -- search cursors and settings -----------------------------------------------------
+    def save_cursor(
+        self, token: str, project_uuid: str, fingerprint: str, results: str, ttl_seconds: int
+    ) -> None:
+        now = clock.now_dt()
+        with self.transaction():
+            self._conn.execute(
+                "DELETE FROM search_cursors WHERE expires_at < ?", [clock.to_iso(now)]
+            )
+            self._conn.execute(
+                "INSERT INTO search_cursors VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    token,
+                    project_uuid,
+                    fingerprint,
+                    results,
+                    clock.to_iso(now),
+                    clock.to_iso(now + timedelta(seconds=ttl_seconds)),
+                ],
+            )
+
+    def load_cursor(self, token: str) -> tuple[str, str, str] | None:
+        rows = self._query(
+            "SELECT project_uuid, fingerprint, results FROM search_cursors"
+            " WHERE token = ? AND expires_at >= ?",
+            [token, clock.now()],
+        )
+        return (rows[0][0], rows[0][1], rows[0][2]) if rows else None
+
+    def setting(self, key: str, default: str) -> str:
+        with self.transaction():
+            self._conn.execute(
+                "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)", [key, default]
+            )
+            row = self._conn.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchone()
+        return str(row[0])
 
     # -- api keys --------------------------------------------------------------------
     def find_api_key(self, key_hash: str) -> ApiKey | None:

@@ -1,0 +1,110 @@
+"""A small, backend-neutral predicate language over records.
+
+The filter language of both faces (Zep ``SearchFilters``, Memory Engine filters) is parsed
+and validated once into these nodes; each store backend compiles them to its own query
+language. Values are already validated and normalised (timestamps in stored form).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+CompareOp = Literal["eq", "ne", "gt", "lt", "gte", "lte", "in", "is_null", "is_not_null"]
+MetaOp = Literal["eq", "ne", "gt", "lt", "gte", "lte", "in", "contains", "is_null", "is_not_null"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A stored field compared to a value (``in`` takes a tuple)."""
+
+    field: str
+    op: CompareOp
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class JsonPath:
+    """A key inside a JSON-object field (``attributes``, ``metadata``, ``meta``).
+
+    Array values are matched element-wise: ``eq`` holds when any element equals the value;
+    ``ne`` is the negation of ``eq``; ``contains`` is a case-sensitive substring test.
+    ``is_null`` holds when the key is missing or null.
+    """
+
+    field: str
+    key: str
+    op: MetaOp
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class HasAnyLabel:
+    """The record's ``labels`` array shares at least one label with ``labels``."""
+
+    labels: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EndpointLabels:
+    """Edges only: ``all_endpoints`` -> both endpoint nodes carry a listed label;
+    otherwise at least one endpoint does."""
+
+    labels: tuple[str, ...]
+    all_endpoints: bool
+
+
+@dataclass(frozen=True)
+class LinkedToEpisodes:
+    """The record is linked (mentioned / supported) by one of these episodes."""
+
+    episode_uuids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EpisodeMetadata:
+    """Episode metadata matches ``predicate`` (a tree of JsonPath over ``metadata``):
+    for episodes, their own metadata; for other records, at least one linked episode's."""
+
+    predicate: Predicate
+
+
+@dataclass(frozen=True)
+class And:
+    items: tuple[Predicate, ...]
+
+
+@dataclass(frozen=True)
+class Or:
+    items: tuple[Predicate, ...]
+
+
+@dataclass(frozen=True)
+class Not:
+    item: Predicate
+
+
+@dataclass(frozen=True)
+class Nothing:
+    """Matches no record (e.g. a filter on a field the scope never has)."""
+
+
+Predicate = (
+    Column
+    | JsonPath
+    | HasAnyLabel
+    | EndpointLabels
+    | LinkedToEpisodes
+    | EpisodeMetadata
+    | And
+    | Or
+    | Not
+    | Nothing
+)
+
+
+def all_of(items: list[Predicate]) -> Predicate | None:
+    """AND of the items, or None when there are none."""
+    if not items:
+        return None
+    return items[0] if len(items) == 1 else And(tuple(items))

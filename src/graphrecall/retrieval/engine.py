@@ -1,0 +1,240 @@
+"""Hybrid search, written once for every scope: lexical + vector + graph legs, reciprocal
+rank fusion, then one reranker. A scope is a declaration (its record kind and which
+rerankers it accepts); nothing here is scope-specific beyond that."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from graphrecall.domain.errors import BadRequest, NotFound
+from graphrecall.domain.models import Edge, Episode, Node, Observation, Record, ThreadSummary
+from graphrecall.domain.predicates import Predicate
+from graphrecall.ingest.embedding import text_of
+from graphrecall.ml.cross_encoder import CrossEncoder
+from graphrecall.ml.embedder import Embedder, EmbedderUnavailable
+from graphrecall.retrieval import graph, rerankers
+from graphrecall.retrieval.fusion import rrf
+from graphrecall.retrieval.text import query_terms
+from graphrecall.store.base import Store, Vector
+
+log = logging.getLogger(__name__)
+
+Reranker = str  # rrf | mmr | cross_encoder | node_distance | episode_mentions
+LOW_QUALITY_THRESHOLD = 0.5
+LOW_QUALITY_KEEP = 5
+
+
+class InvalidRequest(BadRequest):
+    code = "invalid_request"
+
+
+@dataclass(frozen=True)
+class ScopeSpec:
+    name: str
+    kind: type[Record]
+    rerankers: frozenset[str]
+
+
+_COMMON = frozenset({"rrf", "mmr", "cross_encoder"})
+SCOPES: dict[str, ScopeSpec] = {
+    "edges": ScopeSpec("edges", Edge, _COMMON | {"node_distance", "episode_mentions"}),
+    "nodes": ScopeSpec("nodes", Node, _COMMON | {"node_distance"}),
+    "episodes": ScopeSpec("episodes", Episode, _COMMON),
+    "observations": ScopeSpec("observations", Observation, _COMMON),
+    "thread_summaries": ScopeSpec("thread_summaries", ThreadSummary, _COMMON),
+}
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    query: str
+    reranker: Reranker = "rrf"
+    mmr_lambda: float | None = None
+    center_node_uuid: str | None = None
+    bfs_origins: tuple[str, ...] = ()
+    where: Predicate | None = None
+    mention_episodes: tuple[str, ...] = ()
+    filter_low_quality: bool = False
+    limit: int = 100
+    candidates: int = 100
+    legs: tuple[str, ...] = ("bm25", "vector", "bfs")
+    weights: Mapping[str, float] | None = None
+
+
+@dataclass
+class Hit:
+    uuid: str
+    score: float
+    relevance: float | None = None
+
+
+@dataclass
+class SearchRun:
+    hits: list[Hit]
+    legs_used: list[str] = field(default_factory=list)
+
+
+def validate(spec: ScopeSpec, opts: SearchOptions) -> None:
+    """The reranker rules of the spec; each error names the field to fix."""
+    if opts.reranker not in spec.rerankers:
+        raise InvalidRequest(
+            f"reranker {opts.reranker!r} is not accepted by {spec.name} search"
+            f" (accepted: {', '.join(sorted(spec.rerankers))})",
+            param="reranker",
+        )
+    if opts.reranker == "mmr" and opts.mmr_lambda is None:
+        raise InvalidRequest("reranker mmr requires mmr_lambda", param="mmr_lambda")
+    if opts.reranker == "node_distance" and not opts.center_node_uuid:
+        raise InvalidRequest(
+            "reranker node_distance requires center_node_uuid", param="center_node_uuid"
+        )
+    if opts.reranker == "episode_mentions" and not opts.mention_episodes:
+        raise InvalidRequest(
+            "reranker episode_mentions requires a non-empty filters.episode_uuids",
+            param="filters.episode_uuids",
+        )
+    if opts.filter_low_quality and opts.reranker != "cross_encoder":
+        raise InvalidRequest(
+            "filter_low_quality_results is only valid with reranker cross_encoder",
+            param="filter_low_quality_results",
+        )
+    if opts.filter_low_quality and spec.kind is Episode:
+        raise InvalidRequest(
+            "filter_low_quality_results is not supported on episode search",
+            param="filter_low_quality_results",
+        )
+
+
+def search(
+    store: Store,
+    embedder: Embedder | None,
+    cross_encoder: CrossEncoder | None,
+    spec: ScopeSpec,
+    graph_uuid: str,
+    opts: SearchOptions,
+) -> SearchRun:
+    validate(spec, opts)
+    kind = spec.kind
+    scope = {"graph_uuid": graph_uuid}
+    legs: dict[str, list[str]] = {}
+    query_vector: Vector | None = None
+    if "bm25" in opts.legs:
+        terms = query_terms(opts.query)
+        lexical = store.text_search(kind, scope, terms, where=opts.where, limit=opts.candidates)
+        legs["bm25"] = [u for u, _ in lexical]
+    if (
+        opts.query.strip()
+        and embedder is not None
+        and ("vector" in opts.legs or opts.reranker in ("mmr", "cross_encoder"))
+    ):
+        try:
+            query_vector = embedder.embed([opts.query])[0]
+        except EmbedderUnavailable as exc:
+            log.warning("embedder unavailable; searching lexically only: %s", exc)
+    if "vector" in opts.legs and query_vector is not None:
+        similar = store.vector_search(
+            kind, graph_uuid, query_vector, scope=scope, where=opts.where, limit=opts.candidates
+        )
+        legs["vector"] = [u for u, _ in similar]
+    if "bfs" in opts.legs and opts.bfs_origins:
+        legs["bfs"] = graph.bfs_leg(
+            store, kind, graph_uuid, opts.bfs_origins, where=opts.where, limit=opts.candidates
+        )
+    fused = rrf(legs, weights=opts.weights)[: opts.limit]
+    ranked = _rerank(store, cross_encoder, spec, graph_uuid, opts, fused, query_vector)
+    return SearchRun(hits=ranked, legs_used=list(legs))
+
+
+def _rerank(
+    store: Store,
+    cross_encoder: CrossEncoder | None,
+    spec: ScopeSpec,
+    graph_uuid: str,
+    opts: SearchOptions,
+    fused: list[tuple[str, float]],
+    query_vector: Vector | None,
+) -> list[Hit]:
+    order = [u for u, _ in fused]
+    scores = dict(fused)
+    if opts.reranker == "rrf" or not order:
+        return [Hit(u, s) for u, s in fused]
+    if opts.reranker == "mmr":
+        assert opts.mmr_lambda is not None
+        vectors = store.get_embeddings(spec.kind, order)
+        picked = rerankers.mmr(order, query_vector, vectors, scores, opts.mmr_lambda)
+        return [Hit(u, s) for u, s in picked]
+    if opts.reranker == "episode_mentions":
+        wanted = set(opts.mention_episodes)
+        counts = {
+            u: float(len(wanted.intersection(eps)))
+            for u, (eps, _) in store.episodes_of(spec.kind, order).items()
+        }
+        ranked = rerankers.by_key_then_rank(order, counts, descending=True)
+        return [Hit(u, counts.get(u, 0.0)) for u in ranked]
+    if opts.reranker == "node_distance":
+        return _node_distance(store, spec, graph_uuid, opts, order)
+    return _cross_encode(store, cross_encoder, spec, opts, fused, query_vector)
+
+
+def _node_distance(
+    store: Store, spec: ScopeSpec, graph_uuid: str, opts: SearchOptions, order: list[str]
+) -> list[Hit]:
+    center = opts.center_node_uuid
+    assert center is not None
+    if store.get(Node, center, {"graph_uuid": graph_uuid}) is None:
+        raise NotFound("node", center, param="center_node_uuid")
+    if spec.kind is Edge:
+        edges = store.find(Edge, {"graph_uuid": graph_uuid, "uuid": order})
+        ends = {e.uuid: (e.source_node_uuid, e.target_node_uuid) for e in edges}
+        wanted = {n for pair in ends.values() for n in pair}
+    else:
+        ends = {u: (u, u) for u in order}
+        wanted = set(order)
+    distances = graph.hop_distances(
+        store, graph_uuid, [center], max_depth=64, stop_when_found=wanted
+    )
+    hops = {
+        u: float(min(distances.get(a, 10**9), distances.get(b, 10**9)))
+        for u, (a, b) in ends.items()
+    }
+    hops = {u: d for u, d in hops.items() if d < 10**9}
+    ranked = rerankers.by_key_then_rank(order, hops, descending=False)
+    # Closer is better: score 1 / (1 + hops); unreachable results score 0 and come last.
+    return [Hit(u, 1.0 / (1.0 + hops[u]) if u in hops else 0.0) for u in ranked]
+
+
+def _cross_encode(
+    store: Store,
+    cross_encoder: CrossEncoder | None,
+    spec: ScopeSpec,
+    opts: SearchOptions,
+    fused: list[tuple[str, float]],
+    query_vector: Vector | None,
+) -> list[Hit]:
+    order = [u for u, _ in fused]
+    records = {r.uuid: r for r in store.find(spec.kind, {"uuid": order})}
+    present = [u for u in order if u in records]
+    texts = [text_of(records[u]) for u in present]
+    relevance: list[float] | None
+    if cross_encoder is not None:
+        relevance = cross_encoder.score(opts.query, texts)
+    else:
+        vectors = store.get_embeddings(spec.kind, present)
+        relevance = rerankers.BiEncoderScorer().score(
+            opts.query, texts, query_vector, [vectors.get(u) for u in present]
+        )
+    if relevance is None:
+        log.warning("cross-encoder could not score; keeping the retrieved order")
+        return [Hit(u, s) for u, s in fused]
+    scored = dict(zip(present, relevance, strict=True))
+    ranked = rerankers.by_key_then_rank(present, scored, descending=True)
+    hits = [Hit(u, scored[u], relevance=scored[u]) for u in ranked]
+    if opts.filter_low_quality:
+        hits = [
+            h
+            for i, h in enumerate(hits)
+            if i < LOW_QUALITY_KEEP or (h.relevance or 0.0) >= LOW_QUALITY_THRESHOLD
+        ]
+    return hits

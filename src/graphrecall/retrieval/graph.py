@@ -1,0 +1,131 @@
+"""The graph leg: breadth-first hop distances over live edges, and what lies near them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from graphrecall.domain.models import Edge, Episode, Node, Observation, Record, ThreadSummary
+from graphrecall.domain.predicates import Predicate
+from graphrecall.store.base import Store
+
+MAX_BFS_NODES = 5000
+
+
+def hop_distances(
+    store: Store,
+    graph_uuid: str,
+    start: Iterable[str],
+    *,
+    max_depth: int,
+    stop_when_found: set[str] | None = None,
+) -> dict[str, int]:
+    """Shortest hop distance (ignoring direction) from the start nodes to every node within
+    ``max_depth``, over edges that have not expired. Stops early once every node in
+    ``stop_when_found`` has a distance."""
+    distances = {uuid: 0 for uuid in start}
+    frontier = list(distances)
+    remaining = set(stop_when_found or ()) - set(distances)
+    depth = 0
+    while frontier and depth < max_depth and len(distances) < MAX_BFS_NODES:
+        if stop_when_found is not None and not remaining:
+            break
+        depth += 1
+        next_frontier: list[str] = []
+        for edge in _live_incident(store, graph_uuid, frontier):
+            for other in (edge.source_node_uuid, edge.target_node_uuid):
+                if other not in distances:
+                    distances[other] = depth
+                    next_frontier.append(other)
+                    remaining.discard(other)
+        frontier = next_frontier
+    return distances
+
+
+def _live_incident(store: Store, graph_uuid: str, nodes: Sequence[str]) -> list[Edge]:
+    found: dict[str, Edge] = {}
+    for start in range(0, len(nodes), 500):
+        chunk = list(nodes[start : start + 500])
+        for column in ("source_node_uuid", "target_node_uuid"):
+            for edge in store.find(
+                Edge, {"graph_uuid": graph_uuid, column: chunk, "expired_at": None}
+            ):
+                found[edge.uuid] = edge
+    return list(found.values())
+
+
+def origin_nodes(
+    store: Store, graph_uuid: str, origins: Sequence[str]
+) -> tuple[list[str], set[str]]:
+    """BFS origins may be nodes or episodes: an episode stands for the nodes it mentions.
+    Returns (start node uuids, origin episode uuids)."""
+    nodes = {n.uuid for n in store.find(Node, {"graph_uuid": graph_uuid, "uuid": list(origins)})}
+    episodes = {
+        e.uuid for e in store.find(Episode, {"graph_uuid": graph_uuid, "uuid": list(origins)})
+    }
+    mentioned: set[str] = set()
+    if episodes:
+        linked = store.linked_to_episodes(Node, list(episodes))
+        mentioned = set(linked)
+    return sorted(nodes | mentioned), episodes
+
+
+def bfs_leg(
+    store: Store,
+    kind: type[Record],
+    graph_uuid: str,
+    origins: Sequence[str],
+    *,
+    where: Predicate | None,
+    max_depth: int = 3,
+    limit: int = 100,
+) -> list[str]:
+    """Records of ``kind`` near the origins, nearest first (ties by uuid, newest first)."""
+    start, origin_episodes = origin_nodes(store, graph_uuid, origins)
+    distances = hop_distances(store, graph_uuid, start, max_depth=max_depth)
+    ranked: dict[str, int] = {}
+    if kind is Node:
+        ranked = dict(distances)
+    elif kind is Edge:
+        for edge in _live_incident(store, graph_uuid, list(distances)):
+            ranked[edge.uuid] = min(
+                distances.get(edge.source_node_uuid, max_depth + 1),
+                distances.get(edge.target_node_uuid, max_depth + 1),
+            )
+    else:
+        episode_distance: dict[str, int] = {e: 0 for e in origin_episodes}
+        provenance = store.episodes_of(Node, list(distances))
+        for node_uuid, (episodes, _) in provenance.items():
+            for episode_uuid in episodes:
+                d = distances[node_uuid]
+                if d < episode_distance.get(episode_uuid, max_depth + 1):
+                    episode_distance[episode_uuid] = d
+        if kind is Episode:
+            ranked = episode_distance
+        elif kind is Observation:
+            for uuid, (episodes, _) in store.episodes_of(
+                Observation, store.linked_to_episodes(Observation, list(episode_distance))
+            ).items():
+                ranked[uuid] = min(episode_distance.get(e, max_depth + 1) for e in episodes)
+        elif kind is ThreadSummary:
+            threads: dict[str, int] = {}
+            for episode in store.find(
+                Episode, {"graph_uuid": graph_uuid, "uuid": list(episode_distance)}
+            ):
+                if episode.thread_uuid:
+                    d = episode_distance[episode.uuid]
+                    threads[episode.thread_uuid] = min(d, threads.get(episode.thread_uuid, d))
+            for summary in store.find(
+                ThreadSummary, {"graph_uuid": graph_uuid, "thread_uuid": list(threads)}
+            ):
+                ranked[summary.uuid] = threads[summary.thread_uuid]
+    if not ranked:
+        return []
+    if where is not None:
+        allowed = {
+            r.uuid
+            for r in store.find(kind, {"graph_uuid": graph_uuid, "uuid": list(ranked)}, where=where)
+        }
+        ranked = {u: d for u, d in ranked.items() if u in allowed}
+    order = sorted(ranked, key=lambda u: u, reverse=True)
+    order.sort(key=lambda u: ranked[u])
+    return order[:limit]
