@@ -32,9 +32,13 @@ class InvalidRequest(BadRequest):
 
 @dataclass(frozen=True)
 class ScopeSpec:
+    """What the engine needs to know about a searchable record kind."""
+
     name: str
     kind: type[Record]
     rerankers: frozenset[str]
+    # The tenant column every query is scoped by (vectors are cached per owner).
+    owner_field: str = "graph_uuid"
 
 
 _COMMON = frozenset({"rrf", "mmr", "cross_encoder"})
@@ -112,12 +116,14 @@ def search(
     embedder: Embedder | None,
     cross_encoder: CrossEncoder | None,
     spec: ScopeSpec,
-    graph_uuid: str,
+    owner_uuid: str,
     opts: SearchOptions,
 ) -> SearchRun:
+    """Rank records of ``spec`` owned by ``owner_uuid`` (a graph, or a memory space)."""
     validate(spec, opts)
     kind = spec.kind
-    scope = {"graph_uuid": graph_uuid}
+    graph_uuid = owner_uuid
+    scope = {spec.owner_field: owner_uuid}
     legs: dict[str, list[str]] = {}
     query_vector: Vector | None = None
     if "bm25" in opts.legs:

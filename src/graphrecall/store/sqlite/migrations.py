@@ -142,6 +142,10 @@ MIGRATIONS: list[str] = [
     CREATE INDEX search_cursors_expiry ON search_cursors(expires_at);
     CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # 3: reserved for the Memory Engine face (memories, spaces)
+    "",
+    # 4: reserved for the ingestion pipeline (ontology, extraction state)
+    "",
 ]
 
 
