@@ -29,6 +29,7 @@ class Server:
     db: Path
     port: int
     api_key: str
+    env: dict[str, str] | None = None
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -40,6 +41,7 @@ class Server:
             **os.environ,
             "GRAPHRECALL_API_KEY": self.api_key,
             "GRAPHRECALL_LOG_LEVEL": "warning",
+            **(self.env or {}),
         }
         self.process = subprocess.Popen(
             [
@@ -99,8 +101,10 @@ def make_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     """Servers of the test's own (e.g. to restart one on the same database)."""
     started: list[Server] = []
 
-    def make(db: Path | None = None, api_key: str = API_KEY) -> Server:
-        srv = Server(db or tmp_path / "own.db", _free_port(), api_key).start()
+    def make(
+        db: Path | None = None, api_key: str = API_KEY, env: dict[str, str] | None = None
+    ) -> Server:
+        srv = Server(db or tmp_path / "own.db", _free_port(), api_key, env).start()
         started.append(srv)
         return srv
 
