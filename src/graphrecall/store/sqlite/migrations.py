@@ -146,6 +146,8 @@ MIGRATIONS: list[str] = [
     "",
     # 4: reserved for the ingestion pipeline (ontology, extraction state)
     "",
+    # 5: reserved for get_context (context templates)
+    "",
 ]
 
 
