@@ -29,4 +29,11 @@ class Settings(BaseSettings):
     cross_encoder: str | None = None
     cross_encoder_model: str | None = None
     cross_encoder_api_key: str | None = None
+    # auto: the LLM extractor when GRAPHRECALL_LLM_BASE_URL is set, else the offline one.
+    extractor: Literal["auto", "offline", "llm", "none"] = "auto"
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: str | None = None
+    llm_concurrency: int = 4
+    llm_max_retries: int = 3
     log_level: str = "info"

@@ -26,9 +26,12 @@ from graphrecall.api.zep_v4 import (
 )
 from graphrecall.api.zep_v4.reference_routes import ZEP_V4_ROUTES
 from graphrecall.config import Settings
+from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.worker import Worker
 from graphrecall.ml.cross_encoder import load_cross_encoder
 from graphrecall.ml.embedder import Embedder, MiniLMEmbedder
+from graphrecall.ml.extraction import Extractor
+from graphrecall.ml.offline_extractor import OfflineExtractor
 from graphrecall.services.context import Context
 from graphrecall.store import open_store
 
@@ -49,11 +52,33 @@ def make_embedder(settings: Settings) -> Embedder | None:
     return MiniLMEmbedder() if settings.embedder == "minilm" else None
 
 
+def make_extractor(settings: Settings) -> Extractor | None:
+    choice = settings.extractor
+    if choice == "auto":
+        choice = "llm" if settings.llm_base_url else "offline"
+    if choice == "none":
+        return None
+    if choice == "llm":
+        from graphrecall.ml.llm import LlmExtractor, OpenAIChatClient
+
+        if not settings.llm_base_url:
+            raise ValueError("GRAPHRECALL_EXTRACTOR=llm needs GRAPHRECALL_LLM_BASE_URL")
+        client = OpenAIChatClient(
+            settings.llm_base_url,
+            model=settings.llm_model,
+            api_key=settings.llm_api_key,
+            concurrency=settings.llm_concurrency,
+            max_retries=settings.llm_max_retries,
+        )
+        return LlmExtractor(client)
+    return OfflineExtractor()
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     store = open_store(settings.db)
     embedder = make_embedder(settings)
-    worker = Worker(store, embedder)
+    worker = Worker(IngestContext(store, embedder, make_extractor(settings)))
     ctx = Context(
         store=store,
         embedder=embedder,

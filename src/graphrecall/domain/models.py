@@ -190,3 +190,62 @@ class EdgeView(BaseModel):
     episode_uuids: list[str]
     score: float | None = None
     relevance: float | None = None
+
+
+class Ontology(Record):
+    """Entity and edge types for a graph or a project; ``uuid`` is the owner's uuid."""
+
+    project_uuid: str
+    owner_type: Literal["graph", "project"]
+    data: Json
+    updated_at: str
+
+
+# -- the Memory Engine face ----------------------------------------------------------
+
+
+class Space(Record):
+    """A Memory Engine tenant inside a project, selected by its 12-character ``slug``."""
+
+    project_uuid: str
+    slug: str
+    name: str
+    created_at: str
+
+
+class Memory(Record):
+    """A Memory Engine record. ``tree`` is stored dotted (root ``""``); the temporal range
+    is the point ``[start, start]`` when start == end, else ``[start, end)``."""
+
+    space_uuid: str
+    content: str
+    meta: Json = Field(default_factory=dict)
+    tree: str = ""
+    name: str | None = None
+    temporal_start: str | None = None
+    temporal_end: str | None = None
+    version: int = 1
+    version_hash: str
+    created_at: str
+    updated_at: str | None = None
+
+
+class MemoryEvent(Record):
+    """One entry of a space's audit log: a memory's state after an insert or update, or
+    the state it had when deleted. Rows of one bulk operation share ``operation_id``."""
+
+    space_uuid: str
+    memory_uuid: str
+    at: str
+    operation: Literal["insert", "update", "delete"]
+    operation_id: str
+    cause: str
+    actor: Json = Field(default_factory=dict)
+    content: str
+    meta: Json = Field(default_factory=dict)
+    tree: str = ""
+    name: str | None = None
+    temporal_start: str | None = None
+    temporal_end: str | None = None
+    version: int
+    version_hash: str

@@ -14,41 +14,27 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from graphrecall.domain import clock
-from graphrecall.domain.models import Edge, Episode, Node, Record, Task
+from graphrecall.domain.models import Edge, Node, Record, Task
+from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records
-from graphrecall.ml.embedder import Embedder
+from graphrecall.ingest.pipeline import process_episodes
 from graphrecall.store.base import Store
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[Store, Embedder | None, Task], dict[str, Any] | None]
+Handler = Callable[[IngestContext, Task], dict[str, Any] | None]
 
 
 def _fetch(store: Store, kind: type[Record], graph_uuid: str, uuids: Sequence[str]) -> list[Any]:
     return store.find(kind, {"graph_uuid": graph_uuid, "uuid": list(uuids)}) if uuids else []
 
 
-def process_episodes(store: Store, embedder: Embedder | None, task: Task) -> dict[str, Any]:
+def process_graph_items(ctx: IngestContext, task: Task) -> dict[str, Any]:
     assert task.graph_uuid is not None
-    episodes: list[Episode] = _fetch(
-        store, Episode, task.graph_uuid, task.payload.get("episodes", [])
-    )
-    embed_records(store, embedder, episodes)
-    for episode in episodes:
-        if not episode.processed:
-            store.update(episode.model_copy(update={"processed": True}))
-    return {
-        "episode_uuid": episodes[0].uuid if len(episodes) == 1 else None,
-        "episodes": [{"uuid": e.uuid} for e in episodes],
-    }
-
-
-def process_graph_items(store: Store, embedder: Embedder | None, task: Task) -> dict[str, Any]:
-    assert task.graph_uuid is not None
-    nodes: list[Node] = _fetch(store, Node, task.graph_uuid, task.payload.get("nodes", []))
-    edges: list[Edge] = _fetch(store, Edge, task.graph_uuid, task.payload.get("edges", []))
-    embed_records(store, embedder, nodes)
-    embed_records(store, embedder, edges)
+    nodes: list[Node] = _fetch(ctx.store, Node, task.graph_uuid, task.payload.get("nodes", []))
+    edges: list[Edge] = _fetch(ctx.store, Edge, task.graph_uuid, task.payload.get("edges", []))
+    embed_records(ctx.store, ctx.embedder, nodes)
+    embed_records(ctx.store, ctx.embedder, edges)
     return {"edges": [{"uuid": e.uuid} for e in edges]} if edges else {}
 
 
@@ -60,25 +46,28 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-def run_task(store: Store, embedder: Embedder | None, task: Task) -> Task:
-    """Do one claimed task; its effects and its completion commit together."""
+def run_task(ctx: IngestContext, task: Task) -> Task:
+    """Do one claimed task. The handler commits its own work (per episode); the task is
+    marked succeeded afterwards, or failed with the error; a failed task's episodes stay
+    unprocessed and the task can be retried (``graphrecall tasks retry``)."""
+    store = ctx.store
     handler = HANDLERS.get(task.type)
     try:
         if handler is None:
             raise ValueError(f"no handler for task type {task.type!r}")
-        with store.transaction():
-            result = handler(store, embedder, task)
-            stamp = clock.now()
-            done = task.model_copy(
-                update={
-                    "status": "succeeded",
-                    "stage": "done",
-                    "result": result or None,
-                    "updated_at": stamp,
-                    "completed_at": stamp,
-                }
-            )
-            store.update(done)
+        result = handler(ctx, task)
+        stamp = clock.now()
+        done = task.model_copy(
+            update={
+                "status": "succeeded",
+                "stage": "done",
+                "result": result or None,
+                "error": None,
+                "updated_at": stamp,
+                "completed_at": stamp,
+            }
+        )
+        store.update(done)
         return done
     except Exception as exc:
         log.exception("task %s (%s) failed", task.uuid, task.type)
@@ -87,7 +76,7 @@ def run_task(store: Store, embedder: Embedder | None, task: Task) -> Task:
             update={
                 "status": "failed",
                 "stage": "failed",
-                "error": {"code": "task_failed", "message": str(exc)},
+                "error": {"code": "task_failed", "message": str(exc)[:2000]},
                 "updated_at": stamp,
                 "completed_at": stamp,
             }
@@ -99,9 +88,9 @@ def run_task(store: Store, embedder: Embedder | None, task: Task) -> Task:
 class Worker:
     """Runs tasks in a background thread; ``wake()`` is called after each enqueue."""
 
-    def __init__(self, store: Store, embedder: Embedder | None, poll_seconds: float = 2.0) -> None:
-        self.store = store
-        self.embedder = embedder
+    def __init__(self, ctx: IngestContext, poll_seconds: float = 2.0) -> None:
+        self.ctx = ctx
+        self.store = ctx.store
         self.poll_seconds = poll_seconds
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -127,7 +116,7 @@ class Worker:
         """Run every pending task in the calling thread (tests, CLI import)."""
         count = 0
         while (task := self.store.claim_task()) is not None:
-            run_task(self.store, self.embedder, task)
+            run_task(self.ctx, task)
             count += 1
         return count
 
@@ -142,4 +131,4 @@ class Worker:
                 self._wake.wait(self.poll_seconds)
                 self._wake.clear()
                 continue
-            run_task(self.store, self.embedder, task)
+            run_task(self.ctx, task)

@@ -185,10 +185,10 @@ def test_observations_and_thread_summaries_search_empty_graph_data(zep: Zep, wor
 
 
 def test_mmr_reorders_and_requires_lambda(zep: Zep, world: World) -> None:
-    rrf = facts(zep.graph.search_edges(world.graph, query="Alice", page_size=10).items or [])
+    rrf = facts(zep.graph.search_edges(world.graph, query="Alice", page_size=50).items or [])
     mmr = (
         zep.graph.search_edges(
-            world.graph, query="Alice", reranker="mmr", mmr_lambda=0.3, page_size=10
+            world.graph, query="Alice", reranker="mmr", mmr_lambda=0.3, page_size=50
         ).items
         or []
     )

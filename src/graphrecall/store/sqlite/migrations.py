@@ -143,9 +143,47 @@ MIGRATIONS: list[str] = [
     CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
     # 3: reserved for the Memory Engine face (memories, spaces)
-    "",
-    # 4: reserved for the ingestion pipeline (ontology, extraction state)
-    "",
+    """
+    CREATE TABLE spaces (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, slug TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL, created_at TEXT NOT NULL
+    );
+    CREATE INDEX spaces_project ON spaces(project_uuid, uuid);
+    CREATE TABLE memories (
+        uuid TEXT PRIMARY KEY, space_uuid TEXT NOT NULL, content TEXT NOT NULL,
+        meta TEXT NOT NULL, tree TEXT NOT NULL, name TEXT,
+        temporal_start TEXT, temporal_end TEXT, version INTEGER NOT NULL,
+        version_hash TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT
+    );
+    CREATE INDEX memories_space ON memories(space_uuid, uuid);
+    CREATE INDEX memories_tree ON memories(space_uuid, tree);
+    CREATE INDEX memories_temporal ON memories(space_uuid, temporal_start)
+        WHERE temporal_start IS NOT NULL;
+    CREATE UNIQUE INDEX memories_name ON memories(space_uuid, tree, name)
+        WHERE name IS NOT NULL;
+    CREATE TABLE memory_events (
+        uuid TEXT PRIMARY KEY, space_uuid TEXT NOT NULL, memory_uuid TEXT NOT NULL,
+        at TEXT NOT NULL, operation TEXT NOT NULL, operation_id TEXT NOT NULL,
+        cause TEXT NOT NULL, actor TEXT NOT NULL, content TEXT NOT NULL, meta TEXT NOT NULL,
+        tree TEXT NOT NULL, name TEXT, temporal_start TEXT, temporal_end TEXT,
+        version INTEGER NOT NULL, version_hash TEXT NOT NULL
+    );
+    CREATE INDEX memory_events_space ON memory_events(space_uuid, uuid);
+    CREATE INDEX memory_events_memory ON memory_events(memory_uuid, version);
+    CREATE INDEX memory_events_operation ON memory_events(space_uuid, operation_id);
+    """
+    + _fts({"memories": ("content",)}),
+    # 4: the ingestion pipeline: ontologies of graphs and projects, and indexes for the
+    # live-fact lookups of fact resolution and thread summaries.
+    """
+    CREATE TABLE ontologies (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, owner_type TEXT NOT NULL,
+        data TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    CREATE INDEX edges_live ON edges(graph_uuid, source_node_uuid, name)
+        WHERE expired_at IS NULL;
+    CREATE INDEX episodes_thread_graph ON episodes(graph_uuid, thread_uuid);
+    """,
     # 5: reserved for get_context (context templates)
     "",
 ]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
+import sqlite3
+from functools import lru_cache
 from typing import Any
 
 from graphrecall.domain import predicates as p
@@ -78,6 +82,27 @@ class Compiler:
                     "EXISTS (SELECT 1 FROM links l JOIN episodes e ON e.uuid = l.episode_uuid"
                     f" WHERE l.kind = ? AND l.uuid = {a}.uuid AND {inner_sql})"
                 )
+            case p.PathUnder(field, path):
+                col = f"{a}.{self._field(field)}"
+                if not path:
+                    return "1"
+                params.extend([path, _glob_escape(path) + ".*"])
+                return f"({col} = ? OR {col} GLOB ?)"
+            case p.Regex(field, pattern, ignore_case):
+                params.extend([pattern, int(ignore_case)])
+                return f"gr_regexp(?, ?, {a}.{self._field(field)})"
+            case p.InRange(start_field, end_field, op, start, end):
+                return _in_range(
+                    f"{a}.{self._field(start_field)}",
+                    f"{a}.{self._field(end_field)}",
+                    op,
+                    start,
+                    end,
+                    params,
+                )
+            case p.JsonContains(field, value):
+                params.append(json.dumps(value))
+                return f"gr_json_contains({a}.{self._field(field)}, ?)"
         raise TypeError(f"unknown predicate {pred!r}")  # pragma: no cover
 
     def _field(self, field: str) -> str:
@@ -140,3 +165,66 @@ def _type_guard(value: Any) -> str:
 
 def _marks(values: Any) -> str:
     return ",".join("?" * len(values))
+
+
+def _glob_escape(text: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
+def _in_range(s: str, e: str, op: str, start: str, end: str | None, params: list[Any]) -> str:
+    """A stored range is the point [s, s] when s = e, else the half-open [s, e)."""
+    point = f"{s} = {e}"
+    if op == "contains":
+        params.extend([start, start, start])
+        return f"({s} <= ? AND (? < {e} OR ({point} AND {s} = ?)))"
+    if op == "overlaps":
+        params.extend([end, start, start])
+        return f"({s} < ? AND ({e} > ? OR ({point} AND {s} >= ?)))"
+    if op == "within":
+        params.extend([start, end, end])
+        return f"({s} >= ? AND (({s} < {e} AND {e} <= ?) OR ({point} AND {s} < ?)))"
+    if op == "before":
+        params.extend([start, start])
+        return f"(({s} < {e} AND {e} <= ?) OR ({point} AND {s} < ?))"
+    params.append(start)
+    return f"({s} > ?)"
+
+
+@lru_cache(maxsize=256)
+def _compiled(pattern: str, ignore_case: bool) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+
+
+def _regexp(pattern: str, ignore_case: int, value: str | None) -> int:
+    if value is None:
+        return 0
+    return int(_compiled(pattern, bool(ignore_case)).search(value) is not None)
+
+
+def json_contains(doc: Any, needle: Any) -> bool:
+    """PostgreSQL ``jsonb @>`` on parsed JSON values."""
+    if isinstance(needle, dict):
+        return isinstance(doc, dict) and all(
+            k in doc and json_contains(doc[k], v) for k, v in needle.items()
+        )
+    if isinstance(needle, list):
+        return isinstance(doc, list) and all(
+            any(json_contains(d, n) for d in doc) for n in needle
+        )
+    if isinstance(needle, bool) or isinstance(doc, bool):
+        return isinstance(needle, bool) and isinstance(doc, bool) and needle == doc
+    if isinstance(needle, int | float) and isinstance(doc, int | float):
+        return needle == doc
+    return type(needle) is type(doc) and needle == doc
+
+
+def _json_contains(doc: str | None, needle: str) -> int:
+    if doc is None:
+        return 0
+    return int(json_contains(json.loads(doc), json.loads(needle)))
+
+
+def register_functions(conn: sqlite3.Connection) -> None:
+    """SQL functions the compiled predicates call: ``gr_regexp`` and ``gr_json_contains``."""
+    conn.create_function("gr_regexp", 3, _regexp, deterministic=True)
+    conn.create_function("gr_json_contains", 2, _json_contains, deterministic=True)

@@ -30,6 +30,7 @@ from graphrecall.domain.models import (
     Graph,
     Node,
     Observation,
+    Ontology,
     Page,
     PageRequest,
     Project,
@@ -56,8 +57,9 @@ TABLES: dict[type[Record], str] = {
     Observation: "observations",
     ThreadSummary: "thread_summaries",
     Task: "tasks",
+    Ontology: "ontologies",
 }
-JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error"})
+JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
 BOOL_FIELDS = frozenset({"processed", "disable_default_ontology"})
 # Sort keys that are computed rather than stored.
 COMPUTED_SORTS: dict[type[Record], dict[str, str]] = {

@@ -1,0 +1,160 @@
+"""What is derived from facts after each episode: node summaries, thread summaries and
+observations. All offline and extractive (no LLM): summaries are built from the facts
+themselves, so they never state anything the graph does not contain."""
+
+from __future__ import annotations
+
+import re
+
+from graphrecall.domain import clock
+from graphrecall.domain.ids import new_id
+from graphrecall.domain.models import Edge, Episode, Node, Observation, PageRequest, ThreadSummary
+from graphrecall.domain.predicates import Column, JsonPath, Or
+from graphrecall.store.base import Store
+
+SUMMARY_FACTS = 6
+SUMMARY_CHARS = 600
+THREAD_POINTS = 12
+THREAD_CHARS = 1500
+
+PREFERENCE_RELATIONS = re.compile(
+    r"^(NOT_)?(LIKES|LOVES|ENJOYS|PREFERS|HATES|DISLIKES|FAVORS|ADORES|WANTS|NEEDS)(_|$)"
+)
+COMMITMENT = re.compile(r"\b(will|going to|plans? to|planning to|promised?|intends? to)\b", re.I)
+DECISION = re.compile(r"\b(decided|decides|chose|chooses|agreed|settled on)\b", re.I)
+
+
+def node_summary(store: Store, node: Node) -> Node:
+    """The node's summary: its most recent live facts, newest first, within 600 chars."""
+    where = Or(
+        (Column("source_node_uuid", "eq", node.uuid), Column("target_node_uuid", "eq", node.uuid))
+    )
+    page = store.list_page(
+        Edge,
+        {"graph_uuid": node.graph_uuid, "expired_at": None},
+        PageRequest(page_size=SUMMARY_FACTS, order_by="created_at", order="desc"),
+        where=where,
+    )
+    sentences: list[str] = []
+    for edge in page.items:
+        sentence = edge.fact.rstrip(".") + "."
+        if sum(len(s) + 1 for s in sentences) + len(sentence) > SUMMARY_CHARS:
+            break
+        sentences.append(sentence)
+    summary = " ".join(sentences) or node.summary
+    if summary == node.summary:
+        return node
+    updated = node.model_copy(update={"summary": summary, "updated_at": clock.now()})
+    store.update(updated)
+    return updated
+
+
+def thread_summary(
+    store: Store, episode: Episode, new_facts: list[Edge], speakers: list[str]
+) -> ThreadSummary | None:
+    """Extend the thread's summary with the facts this message added (incremental: the
+    previous summary's points are kept, newest last, within the size budget)."""
+    if episode.thread_uuid is None:
+        return None
+    found = store.find(ThreadSummary, {"thread_uuid": episode.thread_uuid}, limit=1)
+    now = clock.now()
+    existing = found[0] if found else None
+    points = _points(existing.summary) if existing else []
+    people = _participants(existing.summary) if existing else []
+    for name in speakers:
+        if name and name not in people:
+            people.append(name)
+    for edge in new_facts:
+        point = edge.fact.rstrip(".")
+        if point not in points:
+            points.append(point)
+    if not points and existing is None and not people:
+        return None
+    points = points[-THREAD_POINTS:]
+    text = _render(people, points)
+    while len(text) > THREAD_CHARS and len(points) > 1:
+        points = points[1:]
+        text = _render(people, points)
+    previous = existing.last_summarized_episode_valid_at if existing else None
+    valid = max(episode.reference_time, previous or "")
+    if existing is None:
+        summary = ThreadSummary(
+            uuid=new_id(),
+            graph_uuid=episode.graph_uuid,
+            thread_uuid=episode.thread_uuid,
+            summary=text,
+            created_at=now,
+            last_summarized_at=now,
+            last_summarized_episode_valid_at=valid,
+        )
+        store.insert([summary])
+        return summary
+    updated = existing.model_copy(
+        update={
+            "summary": text,
+            "last_summarized_at": now,
+            "last_summarized_episode_valid_at": valid,
+        }
+    )
+    store.update(updated)
+    return updated
+
+
+def _render(people: list[str], points: list[str]) -> str:
+    head = f"Conversation with {', '.join(people)}." if people else "Conversation."
+    body = "".join(f"\n- {p}." for p in points)
+    return head + body
+
+
+def _points(summary: str) -> list[str]:
+    return [line[2:].rstrip(".") for line in summary.splitlines() if line.startswith("- ")]
+
+
+def _participants(summary: str) -> list[str]:
+    first = summary.splitlines()[0] if summary else ""
+    match = re.match(r"Conversation with (.*)\.$", first)
+    return [p.strip() for p in match.group(1).split(",")] if match else []
+
+
+def observe(store: Store, edge: Edge, episode_uuids: list[str]) -> Observation | None:
+    """A durable observation for a preference, commitment, decision or a recurring fact
+    (one stated in two or more episodes), citing the episodes that support it."""
+    category = None
+    if PREFERENCE_RELATIONS.match(edge.name):
+        category = "Preference"
+    elif DECISION.search(edge.fact):
+        category = "Decision"
+    elif COMMITMENT.search(edge.fact):
+        category = "Commitment"
+    elif len(set(episode_uuids)) >= 2:
+        category = "Pattern"
+    if category is None or not episode_uuids:
+        return None
+    found = store.find(
+        Observation,
+        {"graph_uuid": edge.graph_uuid},
+        where=JsonPath("attributes", "edge_uuid", "eq", edge.uuid),
+        limit=1,
+    )
+    now = clock.now()
+    times = len(set(episode_uuids))
+    summary = edge.fact.rstrip(".") + "." + (f" (stated {times} times)" if times > 1 else "")
+    if found:
+        observation = found[0].model_copy(
+            update={"summary": summary, "labels": [category], "updated_at": now}
+        )
+        store.update(observation)
+    else:
+        observation = Observation(
+            uuid=new_id(),
+            graph_uuid=edge.graph_uuid,
+            name=f"{category}: {edge.fact.rstrip('.')}"[:200],
+            labels=[category],
+            summary=summary,
+            attributes={"edge_uuid": edge.uuid, "relation": edge.name},
+            created_at=now,
+            updated_at=now,
+        )
+        store.insert([observation])
+    store.link_episodes(Observation, edge.graph_uuid, observation.uuid, episode_uuids)
+    return observation

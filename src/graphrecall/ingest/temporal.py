@@ -1,0 +1,72 @@
+"""Times written in text ("last Tuesday", "in 2019", "since March") resolved against the
+episode's reference time into timestamps for ``valid_at`` / ``invalid_at``.
+
+dateparser does the parsing (offline, maintained); this module adds what it lacks: leading
+prepositions are stripped, bare months and years resolve to their first day, and dates
+resolve in the past relative to the reference time, because chat mostly reports what has
+happened. Day-granular expressions resolve to midnight UTC of that day.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from functools import lru_cache
+
+from graphrecall.domain import clock
+
+_LEAD = re.compile(r"^(?:since|from|in|on|at|during|around|by|until|till|til|of|the)\s+", re.I)
+_TIME_OF_DAY = re.compile(r"\b(morning|afternoon|evening|night|noon|tonight|am|pm|\d:\d\d)\b", re.I)
+_YEAR = re.compile(r"^(1[89]\d\d|2\d\d\d)$")
+
+
+def resolve(expression: str | None, reference: str) -> str | None:
+    """RFC 3339 UTC timestamp for ``expression`` relative to ``reference``, or None."""
+    if not expression:
+        return None
+    text = expression.strip()
+    if not text:
+        return None
+    if re.match(r"^\d{4}-\d{2}-\d{2}T", text):  # already a timestamp (LLM extractors)
+        try:
+            return clock.to_iso(clock.parse_iso(text, param="valid_at"))
+        except ValueError:
+            return None
+    base = clock.parse_iso(reference, param="reference_time").astimezone(UTC)
+    return _resolve(text, base.replace(tzinfo=None).isoformat())
+
+
+@lru_cache(maxsize=4096)
+def _resolve(text: str, base_iso: str) -> str | None:
+    import dateparser  # type: ignore[import-untyped]
+
+    base = datetime.fromisoformat(base_iso)
+    while True:
+        stripped = _LEAD.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    if _YEAR.match(text):
+        return clock.to_iso(datetime(int(text), 1, 1, tzinfo=UTC))
+    parsed = dateparser.parse(
+        text,
+        languages=["en"],
+        settings={
+            "RELATIVE_BASE": base,
+            "PREFER_DATES_FROM": "past",
+            "PREFER_DAY_OF_MONTH": "first",
+            "PREFER_MONTH_OF_YEAR": "first",
+            "RETURN_AS_TIMEZONE_AWARE": False,
+        },
+    )
+    if parsed is None:
+        return None
+    if (
+        parsed > base
+        and (parsed - base).days > 1
+        and not re.search(r"\b(next|tomorrow|will)\b", text, re.I)
+    ):
+        return None  # a date in the future that the text does not say is in the future
+    if not _TIME_OF_DAY.search(text):
+        parsed = parsed.replace(hour=0, minute=0, second=0, microsecond=0)
+    return clock.to_iso(parsed.replace(tzinfo=UTC))
