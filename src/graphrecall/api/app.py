@@ -19,6 +19,7 @@ from graphrecall.api.zep_v4 import (
     episodes,
     graphs,
     nodes,
+    ontology,
     search,
     tasks,
     threads,
@@ -45,6 +46,7 @@ ZEP_ROUTERS = (
     tasks.router,
     search.router,
     derived.router,
+    ontology.router,
 )
 
 

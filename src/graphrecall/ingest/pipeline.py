@@ -25,6 +25,7 @@ from graphrecall.domain.models import (
     Node,
     Observation,
     Ontology,
+    Project,
     Record,
     Task,
     ThreadSummary,
@@ -89,6 +90,12 @@ def process_episodes(ctx: IngestContext, task: Task) -> dict[str, Any]:
     strict = bool(task.payload.get("strict_ontology"))
     user_node, user = _user_node(ctx, graph)
     ontology = effective_ontology(ctx, graph)
+    project = store.get(Project, graph.project_uuid)
+    tz = (
+        (user.time_zone if user else None)
+        or graph.time_zone
+        or (project.default_time_zone if project else None)
+    )
     embed_records(store, ctx.embedder, episodes)
     inputs = [_input(e, graph, user, user_node, ontology) for e in episodes]
     to_extract = [i for i, e in enumerate(episodes) if e.uuid not in skip]
@@ -103,7 +110,16 @@ def process_episodes(ctx: IngestContext, task: Task) -> dict[str, Any]:
             extraction = extractions.get(i)
             if extraction is not None:
                 _apply(
-                    ctx, graph, episode, inputs[i], extraction, resolver, ontology, strict, outcome
+                    ctx,
+                    graph,
+                    episode,
+                    inputs[i],
+                    extraction,
+                    resolver,
+                    ontology,
+                    strict,
+                    outcome,
+                    tz,
                 )
             store.update(episode.model_copy(update={"processed": True}))
     for kind in (Node, Edge, Observation, ThreadSummary):
@@ -238,6 +254,7 @@ def _apply(
     ontology: dict[str, Any],
     strict: bool,
     outcome: Outcome,
+    tz: str | None,
 ) -> None:
     store = ctx.store
     speaker_is_user = (
@@ -267,14 +284,16 @@ def _apply(
     touched: dict[str, Node] = {}
     seen: set[tuple[str, str, str]] = set()
     for fact in extraction.facts:
-        edge = _edge(ctx, graph, episode, fact, nodes, resolver, ontology, strict, outcome)
+        edge = _edge(ctx, graph, episode, fact, nodes, resolver, ontology, strict, outcome, tz)
         if edge is None:
             continue
         key = (edge.source_node_uuid, edge.name, edge.target_node_uuid)
         if key in seen:
             continue
         seen.add(key)
-        restated = find_restatement(store, graph.uuid, edge)
+        restated = find_restatement(
+            store, graph.uuid, edge, explicit_date=edge.valid_at != episode.reference_time
+        )
         if restated is not None:
             store.link_episodes(Edge, graph.uuid, restated.uuid, [episode.uuid])
             if restated.valid_at is None and edge.valid_at is not None:
@@ -320,6 +339,7 @@ def _edge(
     ontology: dict[str, Any],
     strict: bool,
     outcome: Outcome,
+    tz: str | None,
 ) -> Edge | None:
     relation = _RELATION.sub("_", fact.relation.upper()).strip("_") or "RELATES_TO"
     mapped = map_relation(relation, ontology, strict)
@@ -345,8 +365,8 @@ def _edge(
     if source.uuid == target.uuid:
         return None
     stamp = clock.now()
-    valid = temporal.resolve(fact.valid_at, episode.reference_time) or episode.reference_time
-    invalid = temporal.resolve(fact.invalid_at, episode.reference_time)
+    valid = temporal.resolve(fact.valid_at, episode.reference_time, tz) or episode.reference_time
+    invalid = temporal.resolve(fact.invalid_at, episode.reference_time, tz)
     return Edge(
         uuid=new_id(),
         graph_uuid=graph.uuid,

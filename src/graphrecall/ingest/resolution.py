@@ -122,8 +122,12 @@ def same_day(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a[:10] == b[:10]
 
 
-def find_restatement(store: Store, graph_uuid: str, edge: Edge) -> Edge | None:
-    """A live edge saying the same thing: same endpoints and relation, compatible date."""
+def find_restatement(
+    store: Store, graph_uuid: str, edge: Edge, *, explicit_date: bool = True
+) -> Edge | None:
+    """A live edge saying the same thing: same endpoints and relation, and - when the new
+    fact names its own date - the same day. Occurrences on different days stay separate
+    edges (going to the gym on Monday and on Friday are two facts, not one)."""
     for existing in store.find(
         Edge,
         {
@@ -134,7 +138,9 @@ def find_restatement(store: Store, graph_uuid: str, edge: Edge) -> Edge | None:
             "expired_at": None,
         },
     ):
-        if existing.invalid_at is None and same_day(existing.valid_at, edge.valid_at):
+        if existing.invalid_at is None and (
+            not explicit_date or same_day(existing.valid_at, edge.valid_at)
+        ):
             return existing
     return None
 

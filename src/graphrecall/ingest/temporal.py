@@ -4,14 +4,18 @@ episode's reference time into timestamps for ``valid_at`` / ``invalid_at``.
 dateparser does the parsing (offline, maintained); this module adds what it lacks: leading
 prepositions are stripped, bare months and years resolve to their first day, and dates
 resolve in the past relative to the reference time, because chat mostly reports what has
-happened. Day-granular expressions resolve to midnight UTC of that day.
+happened. Relative days are counted in the speaker's time zone (the user's, the graph's or
+the project's, else UTC): "yesterday" said at 02:00 in Karachi is the Karachi yesterday.
+Day-granular results are stored as midnight UTC of that calendar date (a floating date);
+times of day are converted to UTC.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from graphrecall.domain import clock
 
@@ -20,7 +24,7 @@ _TIME_OF_DAY = re.compile(r"\b(morning|afternoon|evening|night|noon|tonight|am|p
 _YEAR = re.compile(r"^(1[89]\d\d|2\d\d\d)$")
 
 
-def resolve(expression: str | None, reference: str) -> str | None:
+def resolve(expression: str | None, reference: str, tz: str | None = None) -> str | None:
     """RFC 3339 UTC timestamp for ``expression`` relative to ``reference``, or None."""
     if not expression:
         return None
@@ -32,12 +36,22 @@ def resolve(expression: str | None, reference: str) -> str | None:
             return clock.to_iso(clock.parse_iso(text, param="valid_at"))
         except ValueError:
             return None
-    base = clock.parse_iso(reference, param="reference_time").astimezone(UTC)
-    return _resolve(text, base.replace(tzinfo=None).isoformat())
+    zone = _zone(tz)
+    local = clock.parse_iso(reference, param="reference_time").astimezone(zone)
+    return _resolve(text, local.replace(tzinfo=None).isoformat(), tz or "UTC")
+
+
+def _zone(tz: str | None) -> tzinfo:
+    if not tz:
+        return UTC
+    try:
+        return ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
 
 
 @lru_cache(maxsize=4096)
-def _resolve(text: str, base_iso: str) -> str | None:
+def _resolve(text: str, base_iso: str, tz: str) -> str | None:
     import dateparser  # type: ignore[import-untyped]
 
     base = datetime.fromisoformat(base_iso)
@@ -68,5 +82,5 @@ def _resolve(text: str, base_iso: str) -> str | None:
     ):
         return None  # a date in the future that the text does not say is in the future
     if not _TIME_OF_DAY.search(text):
-        parsed = parsed.replace(hour=0, minute=0, second=0, microsecond=0)
-    return clock.to_iso(parsed.replace(tzinfo=UTC))
+        return clock.to_iso(datetime(parsed.year, parsed.month, parsed.day, tzinfo=UTC))
+    return clock.to_iso(parsed.replace(tzinfo=_zone(tz)))

@@ -185,7 +185,9 @@ class _Rules:
             return None
         if token.pos_ == "PROPN":
             return self._entity(_compound(token), None)
-        if token.pos_ in ("NOUN", "VERB") or (token.pos_ == "ADJ" and token.dep_ == "acomp"):
+        if token.pos_ == "VERB":
+            return self._entity(token.lower_, None)  # a gerund: "hiking", "painting"
+        if token.pos_ == "NOUN" or (token.pos_ == "ADJ" and token.dep_ == "acomp"):
             phrase = _compound(token)
             owner = next((c for c in token.children if c.dep_ == "poss"), None)
             if owner is not None and owner.lower_ in FIRST_PERSON_POSSESSIVE and self.speaker:
@@ -234,6 +236,8 @@ class _Rules:
                 targets.append((obj if obj is not None else child, base))
         for target_token, _ in list(targets):
             # "works as a nurse at Mass General": the named place hangs off the object.
+            if target_token.pos_ == "VERB":
+                continue  # a gerund object ("loves hiking in the Alps") has its own facts
             for prep in target_token.children:
                 pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
                 if prep.dep_ == "prep" and pobj is not None and pobj.i in self.ent_of:
@@ -243,7 +247,8 @@ class _Rules:
             if target is None or target.casefold() == source.casefold():
                 continue
             relation = relation_name(*(["not"] if negated else []), *rel_parts)
-            fact_text = self._clause_text(verb)
+            # An open complement ("loves hiking ...") reads best as its whole head clause.
+            fact_text = self._clause_text(verb.head if verb.dep_ == "xcomp" else verb)
             valid, invalid = self._times(verb)
             self.facts.append(
                 ExtractedFact(

@@ -42,7 +42,11 @@ def add_episode(
     with ctx.store.transaction():
         ctx.store.insert([episode])
         task = tasks.enqueue(
-            ctx, project.uuid, graph.uuid, "graph.add", {"episodes": [episode.uuid]}
+            ctx,
+            project.uuid,
+            graph.uuid,
+            "graph.add",
+            {"episodes": [episode.uuid], "strict_ontology": bool(body.strict_ontology)},
         )
     ctx.wake_worker()
     return episode, task

@@ -9,6 +9,7 @@ from graphrecall.domain.errors import NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.models import Page, PageRequest, Task
 from graphrecall.services.context import Context
+from graphrecall.store.base import Store
 
 
 def enqueue(
@@ -79,3 +80,26 @@ def list_tasks(
     if type_:
         scope["type"] = type_
     return ctx.store.list_page(Task, scope, page)
+
+
+def retry_failed(store: Store, task_uuid: str | None = None) -> list[Task]:
+    """Put failed tasks (one, or all) back in the queue; their unprocessed episodes are
+    processed again, already-processed ones are skipped."""
+    scope: dict[str, Any] = {"status": "failed"}
+    if task_uuid:
+        scope["uuid"] = check_uuid(task_uuid, param="task_uuid")
+    retried = []
+    with store.transaction():
+        for task in store.find(Task, scope):
+            updated = task.model_copy(
+                update={
+                    "status": "pending",
+                    "stage": "queued",
+                    "error": None,
+                    "completed_at": None,
+                    "updated_at": clock.now(),
+                }
+            )
+            store.update(updated)
+            retried.append(updated)
+    return retried

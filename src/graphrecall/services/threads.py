@@ -97,6 +97,7 @@ def add_messages(
     payload = {
         "episodes": [r.uuid for r in rows],
         "skip_extraction": [r.uuid for r in rows if r.role in ignored],
+        "strict_ontology": bool(body.strict_ontology),
     }
     with ctx.store.transaction():
         ctx.store.insert(rows)
