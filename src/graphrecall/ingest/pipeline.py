@@ -33,7 +33,7 @@ from graphrecall.domain.models import (
 )
 from graphrecall.ingest import derive, temporal
 from graphrecall.ingest.context import IngestContext
-from graphrecall.ingest.embedding import embed_records
+from graphrecall.ingest.embedding import embed_records, text_of
 from graphrecall.ingest.resolution import (
     EntityResolver,
     contradicted_by,
@@ -122,10 +122,11 @@ def process_episodes(ctx: IngestContext, task: Task) -> dict[str, Any]:
                     tz,
                 )
             store.update(episode.model_copy(update={"processed": True}))
-    for kind in (Node, Edge, Observation, ThreadSummary):
+    for kind in (Node, Edge, ThreadSummary):
         records = list(outcome.dirty.get(kind, {}).values())
         if records:
             embed_records(store, ctx.embedder, records)
+    _observation_vectors(ctx, list(outcome.dirty.get(Observation, {}).values()))
     return {
         "episode_uuid": episodes[0].uuid if len(episodes) == 1 else None,
         "episodes": [{"uuid": e.uuid} for e in episodes],
@@ -134,6 +135,20 @@ def process_episodes(ctx: IngestContext, task: Task) -> dict[str, Any]:
         "edges_merged": outcome.edges_merged,
         "edges_invalidated": outcome.edges_invalidated,
     }
+
+
+def _observation_vectors(ctx: IngestContext, observations: list[Any]) -> None:
+    """An observation restates one fact, so it shares that edge's vector (no second
+    transformer pass); ones whose edge has no vector yet are embedded directly."""
+    if not observations:
+        return
+    by_edge = {o.attributes.get("edge_uuid"): o for o in observations if o.attributes}
+    vectors = ctx.store.get_embeddings(Edge, [u for u in by_edge if u])
+    shared = [(o.uuid, vectors[e]) for e, o in by_edge.items() if e in vectors]
+    if shared:
+        ctx.store.set_embeddings(Observation, observations[0].graph_uuid, shared)
+    rest = [o for o in observations if o.uuid not in {u for u, _ in shared}]
+    embed_records(ctx.store, ctx.embedder, rest)
 
 
 def _user_node(ctx: IngestContext, graph: Graph) -> tuple[Node | None, User | None]:
@@ -321,8 +336,9 @@ def _apply(
     for node in touched.values():
         updated = derive.node_summary(store, node)
         if updated is not node:
-            outcome.touch(updated)
             resolver.refresh(updated)
+            if text_of(updated) != text_of(node):  # re-embed only when its text changed
+                outcome.touch(updated)
     speakers = [item.speaker] if item.speaker else []
     summary = derive.thread_summary(store, episode, new_facts, speakers)
     if summary is not None:

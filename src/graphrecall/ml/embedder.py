@@ -46,7 +46,8 @@ class MiniLMEmbedder:
 
     dim = 384
     model_id = "all-MiniLM-L6-v2-int8"
-    max_tokens = 256
+    # all-MiniLM-L6-v2 was trained on 128-token inputs; longer ones cost more than they add.
+    max_tokens = 128
     batch_size = 64
 
     def __init__(self) -> None:

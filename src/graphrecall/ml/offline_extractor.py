@@ -285,7 +285,11 @@ class _Rules:
         subject = self._subject(verb)
         first_person = subject is not None and subject.lower_ in FIRST_PERSON and self.speaker
         words: list[str] = []
+        previous = -2
         for token in self._clause_tokens(verb):
+            if words and token.i != previous + 1 and not words[-1].endswith(" "):
+                words[-1] += " "  # tokens were skipped in between ("I'm off to" -> "X to")
+            previous = token.i
             lower = token.lower_
             if self.speaker and lower in FIRST_PERSON:
                 text = self.speaker
