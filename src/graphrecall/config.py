@@ -22,6 +22,8 @@ class Settings(BaseSettings):
     port: int = 8000
     # When set, ``serve`` makes sure this key exists (tests, containers).
     api_key: str | None = None
+    # When set, ``serve`` makes sure a Memory Engine space with this 12-char slug exists.
+    space: str | None = None
     # ``minilm``: the bundled offline model; ``none``: lexical-only.
     embedder: Literal["minilm", "none"] = "minilm"
     # A directory with model.onnx + tokenizer.json, or the URL of a /rerank endpoint.

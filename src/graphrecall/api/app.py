@@ -3,6 +3,7 @@ docs suggest), error mapping, middleware, and the ingestion worker's lifetime.""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -11,9 +12,10 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 
 from graphrecall import __version__
-from graphrecall.api import errors
+from graphrecall.api import errors, memory_engine
 from graphrecall.api.middleware import RequestContext
 from graphrecall.api.zep_v4 import (
+    context,
     derived,
     edges,
     episodes,
@@ -33,6 +35,7 @@ from graphrecall.ml.cross_encoder import load_cross_encoder
 from graphrecall.ml.embedder import Embedder, MiniLMEmbedder
 from graphrecall.ml.extraction import Extractor
 from graphrecall.ml.offline_extractor import OfflineExtractor
+from graphrecall.services import relative_time
 from graphrecall.services.context import Context
 from graphrecall.store import open_store
 
@@ -47,6 +50,7 @@ ZEP_ROUTERS = (
     search.router,
     derived.router,
     ontology.router,
+    context.router,
 )
 
 
@@ -95,6 +99,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         worker.start()
+        threading.Thread(target=relative_time.warm_up, name="warm-up", daemon=True).start()
         try:
             yield
         finally:
@@ -114,6 +119,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         for router in ZEP_ROUTERS:
             app.include_router(router, prefix=prefix, include_in_schema=documented)
         _add_unbuilt_routes(app, prefix)
+    # -- the Memory Engine face: JSON-RPC /api/v1/memory/rpc, /api/v1/version, MCP /mcp --
+    memory_engine.install(app, settings.host)
+    # ------------------------------------------------------------------------------------
     app.add_middleware(RequestContext)
 
     @app.get("/healthz", include_in_schema=False)

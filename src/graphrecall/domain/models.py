@@ -249,3 +249,13 @@ class MemoryEvent(Record):
     temporal_end: str | None = None
     version: int
     version_hash: str
+
+
+class ContextTemplate(Record):
+    """A named context-block template of a project (see docs/context.md)."""
+
+    project_uuid: str
+    name: str
+    template: str
+    created_at: str
+    updated_at: str

@@ -70,6 +70,56 @@ class EpisodeMetadata:
 
 
 @dataclass(frozen=True)
+class PathUnder:
+    """A dotted hierarchical path field (``tree``) equals ``path`` or lies below it;
+    the empty path is the root, which holds everything."""
+
+    field: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Regex:
+    """A text field matches ``pattern`` (Python ``re`` syntax, validated by the caller)
+    anywhere in the value, unless the pattern anchors itself."""
+
+    field: str
+    pattern: str
+    ignore_case: bool = False
+
+
+RangeOp = Literal["contains", "overlaps", "within", "before", "after"]
+
+
+@dataclass(frozen=True)
+class InRange:
+    """A time range stored in two fields, related to an instant or a window.
+
+    The stored range is the point ``[s, s]`` when start == end, else half-open ``[s, e)``;
+    a record without a start never matches. ``contains``: the range includes the instant
+    ``start``; ``overlaps`` / ``within``: the range meets / lies inside the half-open
+    window ``[start, end)``; ``before`` / ``after``: the range lies strictly before /
+    after the instant ``start``. Values are stored-form timestamps (they sort as text).
+    """
+
+    start_field: str
+    end_field: str
+    op: RangeOp
+    start: str
+    end: str | None = None
+
+
+@dataclass(frozen=True)
+class JsonContains:
+    """A JSON field contains ``value`` as PostgreSQL ``jsonb @>`` defines it: objects
+    match as subsets, each element of an array must be contained in some element of the
+    stored array, scalars must be equal (a scalar never matches an array)."""
+
+    field: str
+    value: Any
+
+
+@dataclass(frozen=True)
 class And:
     items: tuple[Predicate, ...]
 
@@ -96,6 +146,10 @@ Predicate = (
     | EndpointLabels
     | LinkedToEpisodes
     | EpisodeMetadata
+    | PathUnder
+    | Regex
+    | InRange
+    | JsonContains
     | And
     | Or
     | Not

@@ -17,6 +17,7 @@ from graphrecall.domain import clock
 from graphrecall.domain.models import Edge, Node, Record, Task
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records
+from graphrecall.ingest.memories import process_memories
 from graphrecall.ingest.pipeline import process_episodes
 from graphrecall.store.base import Store
 
@@ -43,6 +44,7 @@ HANDLERS: dict[str, Handler] = {
     "thread.add_messages": process_episodes,
     "graph.add_nodes": process_graph_items,
     "graph.add_edges": process_graph_items,
+    "memory.embed": process_memories,
 }
 
 

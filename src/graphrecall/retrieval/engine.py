@@ -9,7 +9,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from graphrecall.domain.errors import BadRequest, NotFound
-from graphrecall.domain.models import Edge, Episode, Node, Observation, Record, ThreadSummary
+from graphrecall.domain.models import (
+    Edge,
+    Episode,
+    Memory,
+    Node,
+    Observation,
+    Record,
+    ThreadSummary,
+)
 from graphrecall.domain.predicates import Predicate
 from graphrecall.ingest.embedding import text_of
 from graphrecall.ml.cross_encoder import CrossEncoder
@@ -23,6 +31,10 @@ log = logging.getLogger(__name__)
 
 Reranker = str  # rrf | mmr | cross_encoder | node_distance | episode_mentions
 LOW_QUALITY_THRESHOLD = 0.5
+# RRF leg weights. The bundled MiniLM vector leg is much weaker than BM25 on conversational
+# memory (LoCoMo, 2 samples: recall@10 40.9 % vs 62.8 %); at equal weight it pulled hybrid
+# recall@10 down to 53.7 %, at half weight 58.0 % (docs/benchmarks.md).
+DEFAULT_LEG_WEIGHTS = {"bm25": 1.0, "vector": 0.5, "bfs": 1.0}
 LOW_QUALITY_KEEP = 5
 
 
@@ -48,6 +60,8 @@ SCOPES: dict[str, ScopeSpec] = {
     "episodes": ScopeSpec("episodes", Episode, _COMMON),
     "observations": ScopeSpec("observations", Observation, _COMMON),
     "thread_summaries": ScopeSpec("thread_summaries", ThreadSummary, _COMMON),
+    # The Memory Engine face: a space's memories, fused by plain (weighted) RRF.
+    "memories": ScopeSpec("memories", Memory, frozenset({"rrf"}), owner_field="space_uuid"),
 }
 
 
@@ -65,6 +79,10 @@ class SearchOptions:
     candidates: int = 100
     legs: tuple[str, ...] = ("bm25", "vector", "bfs")
     weights: Mapping[str, float] | None = None
+    # Text the vector leg embeds when it differs from the lexical ``query``.
+    vector_query: str | None = None
+    # Vector candidates below this cosine similarity are dropped.
+    min_similarity: float | None = None
 
 
 @dataclass
@@ -78,6 +96,8 @@ class Hit:
 class SearchRun:
     hits: list[Hit]
     legs_used: list[str] = field(default_factory=list)
+    # Each leg's own score of its candidates (BM25; cosine similarity), before fusion.
+    leg_scores: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def validate(spec: ScopeSpec, opts: SearchOptions) -> None:
@@ -125,32 +145,38 @@ def search(
     graph_uuid = owner_uuid
     scope = {spec.owner_field: owner_uuid}
     legs: dict[str, list[str]] = {}
+    leg_scores: dict[str, dict[str, float]] = {}
     query_vector: Vector | None = None
     if "bm25" in opts.legs:
         terms = query_terms(opts.query)
         lexical = store.text_search(kind, scope, terms, where=opts.where, limit=opts.candidates)
         legs["bm25"] = [u for u, _ in lexical]
+        leg_scores["bm25"] = dict(lexical)
+    vector_text = opts.query if opts.vector_query is None else opts.vector_query
     if (
-        opts.query.strip()
+        vector_text.strip()
         and embedder is not None
         and ("vector" in opts.legs or opts.reranker in ("mmr", "cross_encoder"))
     ):
         try:
-            query_vector = embedder.embed([opts.query])[0]
+            query_vector = embedder.embed([vector_text])[0]
         except EmbedderUnavailable as exc:
             log.warning("embedder unavailable; searching lexically only: %s", exc)
     if "vector" in opts.legs and query_vector is not None:
         similar = store.vector_search(
             kind, graph_uuid, query_vector, scope=scope, where=opts.where, limit=opts.candidates
         )
+        if opts.min_similarity is not None:
+            similar = [(u, s) for u, s in similar if s >= opts.min_similarity]
         legs["vector"] = [u for u, _ in similar]
+        leg_scores["vector"] = dict(similar)
     if "bfs" in opts.legs and opts.bfs_origins:
         legs["bfs"] = graph.bfs_leg(
             store, kind, graph_uuid, opts.bfs_origins, where=opts.where, limit=opts.candidates
         )
-    fused = rrf(legs, weights=opts.weights)[: opts.limit]
-    ranked = _rerank(store, cross_encoder, spec, graph_uuid, opts, fused, query_vector)
-    return SearchRun(hits=ranked, legs_used=list(legs))
+    fused = rrf(legs, weights=opts.weights or DEFAULT_LEG_WEIGHTS)[: opts.limit]
+    ranked = _rerank(store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores)
+    return SearchRun(hits=ranked, legs_used=list(legs), leg_scores=leg_scores)
 
 
 def _rerank(
@@ -161,6 +187,7 @@ def _rerank(
     opts: SearchOptions,
     fused: list[tuple[str, float]],
     query_vector: Vector | None,
+    leg_scores: dict[str, dict[str, float]],
 ) -> list[Hit]:
     order = [u for u, _ in fused]
     scores = dict(fused)
@@ -181,7 +208,7 @@ def _rerank(
         return [Hit(u, counts.get(u, 0.0)) for u in ranked]
     if opts.reranker == "node_distance":
         return _node_distance(store, spec, graph_uuid, opts, order)
-    return _cross_encode(store, cross_encoder, spec, opts, fused, query_vector)
+    return _cross_encode(store, cross_encoder, spec, opts, fused, query_vector, leg_scores)
 
 
 def _node_distance(
@@ -218,18 +245,21 @@ def _cross_encode(
     opts: SearchOptions,
     fused: list[tuple[str, float]],
     query_vector: Vector | None,
+    leg_scores: dict[str, dict[str, float]],
 ) -> list[Hit]:
     order = [u for u, _ in fused]
-    records = {r.uuid: r for r in store.find(spec.kind, {"uuid": order})}
-    present = [u for u in order if u in records]
-    texts = [text_of(records[u]) for u in present]
     relevance: list[float] | None
     if cross_encoder is not None:
-        relevance = cross_encoder.score(opts.query, texts)
+        records = {r.uuid: r for r in store.find(spec.kind, {"uuid": order})}
+        present = [u for u in order if u in records]
+        relevance = cross_encoder.score(opts.query, [text_of(records[u]) for u in present])
     else:
-        vectors = store.get_embeddings(spec.kind, present)
-        relevance = rerankers.BiEncoderScorer().score(
-            opts.query, texts, query_vector, [vectors.get(u) for u in present]
+        present = order
+        relevance = rerankers.HybridScorer().score(
+            present,
+            leg_scores.get("bm25", {}),
+            query_vector,
+            store.get_embeddings(spec.kind, present),
         )
     if relevance is None:
         log.warning("cross-encoder could not score; keeping the retrieved order")

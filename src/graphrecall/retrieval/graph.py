@@ -31,26 +31,14 @@ def hop_distances(
             break
         depth += 1
         next_frontier: list[str] = []
-        for edge in _live_incident(store, graph_uuid, frontier):
-            for other in (edge.source_node_uuid, edge.target_node_uuid):
+        for _, source, target in store.adjacency(graph_uuid, frontier):
+            for other in (source, target):
                 if other not in distances:
                     distances[other] = depth
                     next_frontier.append(other)
                     remaining.discard(other)
         frontier = next_frontier
     return distances
-
-
-def _live_incident(store: Store, graph_uuid: str, nodes: Sequence[str]) -> list[Edge]:
-    found: dict[str, Edge] = {}
-    for start in range(0, len(nodes), 500):
-        chunk = list(nodes[start : start + 500])
-        for column in ("source_node_uuid", "target_node_uuid"):
-            for edge in store.find(
-                Edge, {"graph_uuid": graph_uuid, column: chunk, "expired_at": None}
-            ):
-                found[edge.uuid] = edge
-    return list(found.values())
 
 
 def origin_nodes(
@@ -86,10 +74,9 @@ def bfs_leg(
     if kind is Node:
         ranked = dict(distances)
     elif kind is Edge:
-        for edge in _live_incident(store, graph_uuid, list(distances)):
-            ranked[edge.uuid] = min(
-                distances.get(edge.source_node_uuid, max_depth + 1),
-                distances.get(edge.target_node_uuid, max_depth + 1),
+        for uuid, source, target in store.adjacency(graph_uuid, list(distances)):
+            ranked[uuid] = min(
+                distances.get(source, max_depth + 1), distances.get(target, max_depth + 1)
             )
     else:
         episode_distance: dict[str, int] = {e: 0 for e in origin_episodes}

@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from graphrecall.retrieval.text import query_terms
 from graphrecall.store.base import Vector
 
 
@@ -24,32 +23,35 @@ def mmr(
 
     Relevance is the cosine to the query when vectors exist, else the fused score scaled to
     [0, 1]. Every candidate is returned (reordered); its score is its MMR value when picked.
+    Vectorised: one similarity matrix, then O(n) numpy work per pick.
     """
-    if not candidates:
+    n = len(candidates)
+    if n == 0:
         return []
     top = max(fused_scores.get(c, 0.0) for c in candidates) or 1.0
-    relevance = {
-        c: float(vectors[c] @ query_vector)
-        if query_vector is not None and c in vectors
-        else fused_scores.get(c, 0.0) / top
-        for c in candidates
-    }
-    remaining = list(candidates)
+    dim = next((len(v) for v in vectors.values()), 0)
+    has = np.array([c in vectors for c in candidates], dtype=bool)
+    matrix = np.zeros((n, max(dim, 1)), dtype=np.float32)
+    for i, c in enumerate(candidates):
+        if has[i]:
+            matrix[i] = vectors[c]
+    relevance = np.array([fused_scores.get(c, 0.0) / top for c in candidates], dtype=np.float64)
+    if query_vector is not None and dim:
+        cosine = matrix @ query_vector
+        relevance = np.where(has, cosine, relevance)
+    similarity = matrix @ matrix.T
+    redundancy = np.full(n, -np.inf)
+    remaining = np.ones(n, dtype=bool)
     picked: list[tuple[str, float]] = []
-    picked_vectors: list[Vector] = []
-    while remaining:
-        best, best_value = remaining[0], -math.inf
-        for c in remaining:
-            redundancy = 0.0
-            if picked_vectors and c in vectors:
-                redundancy = max(float(v @ vectors[c]) for v in picked_vectors)
-            value = lam * relevance[c] - (1 - lam) * redundancy
-            if value > best_value:
-                best, best_value = c, value
-        remaining.remove(best)
-        picked.append((best, best_value))
-        if best in vectors:
-            picked_vectors.append(vectors[best])
+    for _ in range(n):
+        penalty = np.where(np.isfinite(redundancy) & has, redundancy, 0.0)
+        value = lam * relevance - (1 - lam) * penalty
+        value[~remaining] = -np.inf
+        best = int(np.argmax(value))
+        picked.append((candidates[best], float(value[best])))
+        remaining[best] = False
+        if has[best]:
+            redundancy = np.maximum(redundancy, similarity[best])
     return picked
 
 
@@ -69,55 +71,39 @@ def by_key_then_rank(
     return sorted(candidates, key=sort_key)
 
 
-def lexical_overlap(query: str, text: str) -> float:
-    """Share of the query's content words found in the text (after light stemming)."""
-    terms = {_stem(t) for t in query_terms(query)}
-    if not terms:
-        return 0.0
-    words = {_stem(t) for t in query_terms(text, max_terms=10_000)}
-    return len(terms & words) / len(terms)
+class HybridScorer:
+    """The offline default for the ``cross_encoder`` reranker. No cross-encoder weights ship
+    on PyPI for offline use, so relevance blends the two signals that do ship:
 
+        relevance = 0.8 * bm25 / (bm25 + 5) + 0.2 * max(cosine, 0)
 
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+    (BM25 from the lexical leg, 0 for candidates it did not match; cosine of the bundled
+    MiniLM vectors). Both parts are absolute, not rescaled per result list, so relevance is
+    comparable across scopes (get_context ranks facts, entities and summaries on it). On
+    LoCoMo (2 samples, 302 questions) it ranks evidence turns better than either leg or
+    RRF; see docs/benchmarks.md. ``relevance`` is this value, in [0, 1]."""
 
-
-class BiEncoderScorer:
-    """The offline default for the ``cross_encoder`` reranker: no cross-encoder weights
-    ship on PyPI, so relevance is a calibrated blend of the bundled MiniLM cosine between
-    query and passage and the share of query words the passage contains, squashed to
-    [0, 1] with a logistic curve. ``relevance`` is that value."""
-
-    name = "bi-encoder+lexical"
-
-    def __init__(
-        self, cosine_weight: float = 8.0, lexical_weight: float = 2.0, bias: float = -3.5
-    ) -> None:
-        self.cosine_weight = cosine_weight
-        self.lexical_weight = lexical_weight
-        self.bias = bias
+    name = "hybrid-bm25-minilm"
+    lexical_weight = 0.8
+    saturation = 5.0
 
     def score(
         self,
-        query: str,
-        passages: Sequence[str],
+        candidates: Sequence[str],
+        bm25: Mapping[str, float],
         query_vector: Vector | None,
-        vectors: Sequence[Vector | None],
+        vectors: Mapping[str, Vector],
     ) -> list[float]:
         out = []
-        for text, vector in zip(passages, vectors, strict=True):
+        for c in candidates:
+            lexical = max(bm25.get(c, 0.0), 0.0)
             cosine = (
-                float(np.dot(vector, query_vector))
-                if (vector is not None and query_vector is not None)
+                float(np.dot(vectors[c], query_vector))
+                if query_vector is not None and c in vectors
                 else 0.0
             )
-            z = (
-                self.cosine_weight * cosine
-                + self.lexical_weight * lexical_overlap(query, text)
-                + self.bias
+            out.append(
+                self.lexical_weight * lexical / (lexical + self.saturation)
+                + (1.0 - self.lexical_weight) * max(cosine, 0.0)
             )
-            out.append(1.0 / (1.0 + math.exp(-z)))
         return out

@@ -4,7 +4,7 @@ graph (``source="message"``), so messages and episodes are the same rows."""
 from __future__ import annotations
 
 from graphrecall.domain import clock
-from graphrecall.domain.errors import NotFound, NotImplementedYet
+from graphrecall.domain.errors import NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.inputs import MessagesAdd, MessageUpdate
 from graphrecall.domain.models import Episode, Page, PageRequest, Project, Task, Thread
@@ -68,13 +68,9 @@ def delete_thread(ctx: Context, project: Project, thread_uuid: str) -> Task:
 def add_messages(
     ctx: Context, project: Project, thread_uuid: str, body: MessagesAdd
 ) -> tuple[list[Episode], Task]:
+    # ``return_context`` is answered by the caller once the messages are stored
+    # (services.context_assembly.thread_context), so the block reflects them.
     thread = get_thread(ctx, project, thread_uuid)
-    if body.return_context:
-        raise NotImplementedYet(
-            "return_context is not built yet (get_context is a later milestone);"
-            " add the messages without it",
-            param="return_context",
-        )
     ignored = set(body.ignore_roles or ())
     rows: list[Episode] = []
     for i, message in enumerate(body.messages):

@@ -55,10 +55,17 @@ class Store(ABC):
         where: Predicate | None = None,
         order_by: str = "uuid",
         limit: int | None = None,
+        descending: bool = False,
     ) -> list[R]: ...
 
     @abstractmethod
     def count(self, kind: type[R], scope: Scope, where: Predicate | None = None) -> int: ...
+
+    @abstractmethod
+    def count_by(
+        self, kind: type[R], field: str, scope: Scope, where: Predicate | None = None
+    ) -> dict[Any, int]:
+        """Number of matching records per distinct value of ``field``."""
 
     @abstractmethod
     def delete(self, kind: type[R], scope: Scope) -> int:
@@ -82,6 +89,11 @@ class Store(ABC):
     @abstractmethod
     def nodes_named(self, graph_uuid: str, name: str) -> list[Node]:
         """Nodes whose name equals ``name`` ignoring case, oldest first."""
+
+    @abstractmethod
+    def adjacency(self, graph_uuid: str, node_uuids: Sequence[str]) -> list[tuple[str, str, str]]:
+        """(edge uuid, source, target) of the live (unexpired) edges touching the nodes:
+        the graph leg's and node-distance's traversal step, without building records."""
 
     @abstractmethod
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
@@ -154,6 +166,10 @@ class Store(ABC):
 
     @abstractmethod
     def get_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> dict[str, Vector]: ...
+
+    @abstractmethod
+    def delete_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> None:
+        """Forget the vectors of these records (their text changed; a new one is coming)."""
 
     @abstractmethod
     def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:

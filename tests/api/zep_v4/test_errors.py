@@ -165,7 +165,7 @@ def test_oversized_body_is_413(server: Server) -> None:
 def test_unbuilt_endpoints_answer_501(zep: Zep) -> None:
     graph = zep.graph.create(name="unbuilt")
     with pytest.raises(ApiError) as info:
-        zep.graph.get_ontology(graph.uuid_)
+        zep.graph.get_instructions(graph.uuid_)
     assert info.value.status_code == 501
     assert "not implement" in info.value.body["error"]["message"]
 

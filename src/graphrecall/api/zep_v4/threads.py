@@ -20,6 +20,7 @@ from graphrecall.api.zep_v4.common import (
 from graphrecall.domain.inputs import MessagesAdd, MessageUpdate
 from graphrecall.domain.models import PageRequest
 from graphrecall.services import graphs, threads
+from graphrecall.services.context_assembly import thread_context
 
 router = make_router("threads")
 _paging = paging(("created_at", "updated_at", "uuid"))
@@ -66,7 +67,10 @@ def add_messages(
     thread_uuid: str, body: MessagesAdd, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
     added, task = threads.add_messages(ctx, project, thread_uuid, body)
-    return wire.AddMessagesResult(messages=[wire.message(m) for m in added], task=wire.task(task))
+    context = thread_context(ctx, project, thread_uuid).text if body.return_context else None
+    return wire.AddMessagesResult(
+        messages=[wire.message(m) for m in added], task=wire.task(task), context=context
+    )
 
 
 @router.get("/threads/{thread_uuid}/messages", response_model=wire.PageWire[wire.MessageWire])

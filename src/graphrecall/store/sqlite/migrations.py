@@ -185,7 +185,25 @@ MIGRATIONS: list[str] = [
     CREATE INDEX episodes_thread_graph ON episodes(graph_uuid, thread_uuid);
     """,
     # 5: reserved for get_context (context templates)
-    "",
+    """
+    CREATE TABLE context_templates (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, name TEXT NOT NULL,
+        template TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX context_templates_name ON context_templates(project_uuid, name);
+    -- time windows of get_context: facts by when they became / stopped being true
+    CREATE INDEX edges_valid_time ON edges(graph_uuid, valid_at, created_at);
+    CREATE INDEX edges_invalid_time ON edges(graph_uuid, invalid_at);
+    """,
+    # 6: a message's speaker is part of what it says ("When did Caroline ..." must match
+    # Caroline's "I went to ..."): the episode index covers role_name as well as content.
+    """
+    DROP TRIGGER episodes_fts_insert;
+    DROP TRIGGER episodes_fts_delete;
+    DROP TRIGGER episodes_fts_update;
+    DROP TABLE episodes_fts;
+    """
+    + _fts({"episodes": ("role_name", "content")}),
 ]
 
 

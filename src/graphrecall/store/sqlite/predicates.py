@@ -86,8 +86,10 @@ class Compiler:
                 col = f"{a}.{self._field(field)}"
                 if not path:
                     return "1"
-                params.extend([path, _glob_escape(path) + ".*"])
-                return f"({col} = ? OR {col} GLOB ?)"
+                # The range (every descendant sorts between "path" and "path/") lets an
+                # index on the column narrow the scan; the exact test keeps "path-x" out.
+                params.extend([path, path + "/", path, _glob_escape(path) + ".*"])
+                return f"({col} >= ? AND {col} < ? AND ({col} = ? OR {col} GLOB ?))"
             case p.Regex(field, pattern, ignore_case):
                 params.extend([pattern, int(ignore_case)])
                 return f"gr_regexp(?, ?, {a}.{self._field(field)})"
@@ -101,8 +103,7 @@ class Compiler:
                     params,
                 )
             case p.JsonContains(field, value):
-                params.append(json.dumps(value))
-                return f"gr_json_contains({a}.{self._field(field)}, ?)"
+                return _contains_sql(f"{a}.{self._field(field)}", value, params)
         raise TypeError(f"unknown predicate {pred!r}")  # pragma: no cover
 
     def _field(self, field: str) -> str:
@@ -190,6 +191,33 @@ def _in_range(s: str, e: str, op: str, start: str, end: str | None, params: list
     return f"({s} > ?)"
 
 
+def _contains_sql(col: str, value: Any, params: list[Any]) -> str:
+    """Top-level scalars are compared in SQL (cheap); nested values go to the Python
+    ``gr_json_contains``, which implements the whole rule."""
+    if not isinstance(value, dict):
+        params.append(json.dumps(value))
+        return f"gr_json_contains({col}, ?)"
+    parts: list[str] = []
+    rest: dict[str, Any] = {}
+    for key, item in value.items():
+        if '"' in key or "\\" in key or isinstance(item, dict | list):
+            rest[key] = item
+            continue
+        path = '$."' + key + '"'
+        if item is None or isinstance(item, bool):
+            kind = "null" if item is None else ("true" if item else "false")
+            params.append(path)
+            parts.append(f"json_type({col}, ?) = '{kind}'")
+            continue
+        kinds = "'integer', 'real'" if isinstance(item, int | float) else "'text'"
+        params.extend([path, item, path])  # the equality first: the type is checked on hits
+        parts.append(f"(json_extract({col}, ?) = ? AND json_type({col}, ?) IN ({kinds}))")
+    if rest:
+        params.append(json.dumps(rest))
+        parts.append(f"gr_json_contains({col}, ?)")
+    return "(" + " AND ".join(parts) + ")" if parts else "1"
+
+
 @lru_cache(maxsize=256)
 def _compiled(pattern: str, ignore_case: bool) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
@@ -208,9 +236,7 @@ def json_contains(doc: Any, needle: Any) -> bool:
             k in doc and json_contains(doc[k], v) for k, v in needle.items()
         )
     if isinstance(needle, list):
-        return isinstance(doc, list) and all(
-            any(json_contains(d, n) for d in doc) for n in needle
-        )
+        return isinstance(doc, list) and all(any(json_contains(d, n) for d in doc) for n in needle)
     if isinstance(needle, bool) or isinstance(doc, bool):
         return isinstance(needle, bool) and isinstance(doc, bool) and needle == doc
     if isinstance(needle, int | float) and isinstance(doc, int | float):

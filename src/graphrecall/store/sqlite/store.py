@@ -25,9 +25,12 @@ from graphrecall.domain import clock
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import (
     ApiKey,
+    ContextTemplate,
     Edge,
     Episode,
     Graph,
+    Memory,
+    MemoryEvent,
     Node,
     Observation,
     Ontology,
@@ -35,6 +38,7 @@ from graphrecall.domain.models import (
     PageRequest,
     Project,
     Record,
+    Space,
     Task,
     Thread,
     ThreadSummary,
@@ -43,7 +47,7 @@ from graphrecall.domain.models import (
 from graphrecall.domain.predicates import Predicate
 from graphrecall.store.base import R, Scope, Store, Vector
 from graphrecall.store.sqlite.migrations import migrate
-from graphrecall.store.sqlite.predicates import Compiler
+from graphrecall.store.sqlite.predicates import Compiler, register_functions
 
 TABLES: dict[type[Record], str] = {
     Project: "projects",
@@ -57,9 +61,16 @@ TABLES: dict[type[Record], str] = {
     Observation: "observations",
     ThreadSummary: "thread_summaries",
     Task: "tasks",
+    Space: "spaces",
+    Memory: "memories",
+    MemoryEvent: "memory_events",
     Ontology: "ontologies",
+    ContextTemplate: "context_templates",
 }
 JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
+JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
+# The tenant column of record kinds not owned by a graph (embeddings are kept per owner).
+OWNER_FIELDS: dict[type[Record], str] = {Memory: "space_uuid"}
 BOOL_FIELDS = frozenset({"processed", "disable_default_ontology"})
 # Sort keys that are computed rather than stored.
 COMPUTED_SORTS: dict[type[Record], dict[str, str]] = {
@@ -86,6 +97,7 @@ class SQLiteStore(Store):
         self._matrices: dict[
             tuple[str, str], tuple[int, list[str], dict[str, int], npt.NDArray[np.float32]]
         ] = {}
+        register_functions(self._conn)
         with self._lock:
             migrate(self._conn)
 
@@ -220,11 +232,14 @@ class SQLiteStore(Store):
         where: Predicate | None = None,
         order_by: str = "uuid",
         limit: int | None = None,
+        descending: bool = False,
     ) -> list[R]:
         if order_by not in kind.model_fields:
             raise ValueError(f"cannot order {kind.__name__} by {order_by!r}")
         sql_where, params = self._where(kind, scope, where)
-        sql = f"SELECT * FROM {self._table(kind)} t WHERE {sql_where} ORDER BY t.{order_by}, t.uuid"
+        d = " DESC" if descending else ""
+        sql = f"SELECT * FROM {self._table(kind)} t WHERE {sql_where}"
+        sql += f" ORDER BY t.{order_by}{d}, t.uuid{d}"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [self._from_row(kind, row) for row in self._query(sql, params)]
@@ -233,6 +248,19 @@ class SQLiteStore(Store):
         sql_where, params = self._where(kind, scope, where)
         rows = self._query(f"SELECT COUNT(*) FROM {self._table(kind)} t WHERE {sql_where}", params)
         return int(rows[0][0])
+
+    def count_by(
+        self, kind: type[R], field: str, scope: Scope, where: Predicate | None = None
+    ) -> dict[Any, int]:
+        if field not in kind.model_fields:
+            raise ValueError(f"{kind.__name__} has no field {field!r}")
+        sql_where, params = self._where(kind, scope, where)
+        rows = self._query(
+            f"SELECT t.{field}, COUNT(*) FROM {self._table(kind)} t WHERE {sql_where}"
+            f" GROUP BY t.{field}",
+            params,
+        )
+        return {r[0]: int(r[1]) for r in rows}
 
     def delete(self, kind: type[R], scope: Scope) -> int:
         where, params = self._where(kind, scope)
@@ -255,6 +283,8 @@ class SQLiteStore(Store):
                 )
                 if kind is Episode:
                     self._conn.execute(f"DELETE FROM links WHERE episode_uuid IN ({marks})", chunk)
+            if uuids:
+                self._bump_vectors(table)
         return len(uuids)
 
     def list_page(
@@ -308,6 +338,20 @@ class SQLiteStore(Store):
             [graph_uuid, name],
         )
         return [self._from_row(Node, row) for row in rows]
+
+    def adjacency(self, graph_uuid: str, node_uuids: Sequence[str]) -> list[tuple[str, str, str]]:
+        found: dict[str, tuple[str, str, str]] = {}
+        for start in range(0, len(node_uuids), 500):
+            chunk = list(node_uuids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for column in ("source_node_uuid", "target_node_uuid"):
+                for uuid, source, target in self._query(
+                    "SELECT uuid, source_node_uuid, target_node_uuid FROM edges"
+                    f" WHERE graph_uuid = ? AND expired_at IS NULL AND {column} IN ({marks})",
+                    [graph_uuid, *chunk],
+                ):
+                    found[uuid] = (uuid, source, target)
+        return list(found.values())
 
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
         degrees = dict.fromkeys(node_uuids, 0)
@@ -399,10 +443,27 @@ class SQLiteStore(Store):
                 out[uuid] = np.frombuffer(blob, dtype=np.float32)
         return out
 
+    def delete_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> None:
+        table = self._table(kind)
+        with self.transaction():
+            for start in range(0, len(uuids), 500):
+                chunk = list(uuids[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                self._conn.execute(
+                    f"DELETE FROM embeddings WHERE kind = ? AND uuid IN ({marks})", [table, *chunk]
+                )
+            self._bump_vectors(table)
+
+    def _bump_vectors(self, table: str) -> None:
+        """Invalidate the cached vector matrices of a record kind (rows were removed)."""
+        self._conn.execute(
+            "UPDATE embedding_versions SET version = version + 1 WHERE kind = ?", [table]
+        )
+
     def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:
         table = self._table(kind)
         rows = self._query(
-            f"SELECT t.uuid FROM {table} t WHERE t.graph_uuid = ? AND NOT EXISTS"
+            f"SELECT t.uuid FROM {table} t WHERE t.{_owner_field(kind)} = ? AND NOT EXISTS"
             " (SELECT 1 FROM embeddings e WHERE e.kind = ? AND e.uuid = t.uuid)",
             [owner_uuid, table],
         )
@@ -425,7 +486,9 @@ class SQLiteStore(Store):
         sql_where, params = self._where(kind, scope, where)
         rows = self._query(
             f"SELECT t.uuid, -bm25({table}_fts) AS score FROM {table}_fts"
-            f" JOIN {table} t ON t.rowid = {table}_fts.rowid"
+            # CROSS JOIN keeps the full-text index as the outer loop: the planner would
+            # otherwise drive from an indexed filter and run MATCH once per row.
+            f" CROSS JOIN {table} t ON t.rowid = {table}_fts.rowid"
             f" WHERE {table}_fts MATCH ? AND {sql_where}"
             f" ORDER BY bm25({table}_fts), t.uuid LIMIT {int(limit)}",
             [match, *params],
@@ -445,7 +508,7 @@ class SQLiteStore(Store):
         uuids, index, matrix = self._matrix(kind, owner_uuid)
         if not uuids:
             return []
-        restricted = where is not None or set(scope) - {"graph_uuid"}
+        restricted = where is not None or set(scope) - {_owner_field(kind)}
         if restricted:
             sql_where, params = self._where(kind, scope, where)
             allowed = [
@@ -578,3 +641,7 @@ def _decode_cursor(cursor: str, page: PageRequest) -> tuple[Any, str]:
     if order_by != page.order_by or order != page.order or not isinstance(uuid, str):
         raise BadRequest("cursor was issued for a different ordering", param="cursor")
     return key, uuid
+
+
+def _owner_field(kind: type[Record]) -> str:
+    return OWNER_FIELDS.get(kind, "graph_uuid")

@@ -1,0 +1,93 @@
+"""A ``graphrecall serve`` subprocess on loopback, for measuring through the real SDK."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServerProcess:
+    """``with ServerProcess(db, key) as server:`` starts the server, waits until it answers
+    ``/healthz`` and stops it on exit (also when the benchmark fails)."""
+
+    def __init__(
+        self, db: Path, api_key: str, log_path: Path, *, startup_timeout: float = 120
+    ) -> None:
+        self.db = db
+        self.log_path = log_path
+        self.api_key = api_key
+        self.port = free_port()
+        self.startup_timeout = startup_timeout
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v4"
+
+    def __enter__(self) -> ServerProcess:
+        env = {
+            **os.environ,
+            "GRAPHRECALL_API_KEY": self.api_key,
+            "GRAPHRECALL_LOG_LEVEL": "warning",
+        }
+        cmd = [sys.executable, "-m", "graphrecall", "serve", "--db", str(self.db)]
+        # The server's output goes to a file: a pipe nobody reads could fill and stall it.
+        self._log = self.log_path.open("wb")
+        self.process = subprocess.Popen(
+            [*cmd, "--host", "127.0.0.1", "--port", str(self.port)],
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                self.stop()
+                err = self.log_path.read_text(errors="replace").strip()[-2000:]
+                raise RuntimeError(f"the server exited early: {err}")
+            try:
+                health = httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1)
+                if health.status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"the server did not come up in {self.startup_timeout:.0f} s")
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
+        self.process = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None

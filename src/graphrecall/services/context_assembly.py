@@ -1,0 +1,559 @@
+"""Auto search: ``get_context`` for a graph or a thread.
+
+One request runs the retrieval core (``retrieval.engine.search``) once per scope (facts,
+entities, observations, thread summaries; never episodes unless a template asks for them),
+each with the ``cross_encoder`` reranker, so every candidate gets a relevance in [0, 1]
+from the same scorer: the configured cross-encoder, else the offline bi-encoder + lexical
+scorer. That relevance is the one global scale the scopes are ranked on; recency bias then
+scales it, and the best candidates are packed into the character budget
+(``services.context_block``).
+
+Time: a calendar phrase in the query that really constrains it ("what happened
+yesterday?") restricts the evidence to its window (``services.relative_time``), resolved
+in the user's or graph's time zone, else the project's default, else UTC; a caller's
+``date_filters`` take precedence and suppress the inference. Within a window:
+
+- a fact is in when its ``valid_at`` (or, when the fact has none, its ``created_at``) lies
+  in the window, or when its ``invalid_at`` does (a fact that stopped being true then);
+- entities are those at either end of the in-window facts;
+- an observation is in when it was created before the window ended and last updated after
+  it began; a thread summary when the conversation it covers reaches into the window.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from graphrecall.domain import clock
+from graphrecall.domain import predicates as p
+from graphrecall.domain.errors import BadRequest
+from graphrecall.domain.models import (
+    Edge,
+    Episode,
+    Graph,
+    Node,
+    Observation,
+    PageRequest,
+    Project,
+    Record,
+    ThreadSummary,
+    User,
+)
+from graphrecall.ml.embedder import Embedder, Matrix
+from graphrecall.retrieval import engine
+from graphrecall.retrieval.engine import Hit, SearchOptions
+from graphrecall.retrieval.filters import Filters, to_predicate
+from graphrecall.services import context_templates, graphs, threads
+from graphrecall.services.context import Context
+from graphrecall.services.context_block import (
+    Item,
+    Kind,
+    Layout,
+    SectionLayout,
+    TemplateLayout,
+    line_of,
+    pack,
+)
+from graphrecall.services.context_templates import Slot
+from graphrecall.services.relative_time import TimeWindow, interpret
+
+DEFAULT_MAX_CHARACTERS = 2500
+MAX_CHARACTERS = 50_000
+CANDIDATES = 30  # per scope: enough to fill the default budget several times over
+THREAD_QUERY_MESSAGES = 4
+RecencyBias = Literal["off", "mild", "strong"]
+# weight of recency, and its half-life in days counted back from the newest candidate
+RECENCY: dict[str, tuple[float, float]] = {"mild": (0.25, 30.0), "strong": (0.6, 7.0)}
+_SCOPE_OF: dict[str, str] = {
+    "edge": "edges",
+    "node": "nodes",
+    "observation": "observations",
+    "thread_summary": "thread_summaries",
+    "episode": "episodes",
+}
+_KIND_OF_SLOT: dict[str, Kind] = {
+    "edges": "edge",
+    "entities": "node",
+    "observations": "observation",
+    "thread_summaries": "thread_summary",
+    "episodes": "episode",
+    "user_summary": "user_summary",
+}
+_KIND_ORDER = {k: i for i, k in enumerate(("observation", "edge", "node", "thread_summary"))}
+# Filters that only edges can honour: with one of them, entities are the facts' endpoints.
+_EDGE_ONLY = frozenset(
+    {
+        "edge_types",
+        "exclude_edge_types",
+        "edge_uuids",
+        "source_node_uuids",
+        "target_node_uuids",
+        "connected_node_uuids",
+        "date_filters",
+        "content_policy_violated",
+    }
+)
+_NODE_FILTERS = (
+    "node_labels",
+    "exclude_node_labels",
+    "episode_uuids",
+    "property_filters",
+    "metadata_filters",
+)
+
+
+@dataclass(frozen=True)
+class ContextRequest:
+    query: str
+    filters: Filters = field(default_factory=Filters)
+    max_characters: int | None = None
+    recency_bias: str | None = None
+    template_uuid: str | None = None
+
+
+@dataclass
+class ContextResult:
+    graph: Graph
+    text: str
+    truncated: bool
+    items: list[Item]  # in block order: selection_rank = position + 1
+    window: TimeWindow | None = None
+
+
+def graph_context(
+    ctx: Context,
+    project: Project,
+    graph_uuid: str,
+    request: ContextRequest,
+    *,
+    now: datetime | None = None,
+) -> ContextResult:
+    """The context block for ``request.query`` over one graph."""
+    budget = _budget(request.max_characters)
+    bias = _bias(request.recency_bias)
+    if not request.query.strip():
+        raise BadRequest("query must not be empty", param="query")
+    template = (
+        context_templates.get_template(ctx, project, request.template_uuid)
+        if request.template_uuid
+        else None
+    )
+    graph = graphs.resolve(ctx, project, graph_uuid)
+    filters = request.filters
+    edge_where = to_predicate(filters, "graph:edges")  # validates every filter
+    window: TimeWindow | None = None
+    query = request.query
+    if "date_filters" not in filters.given():
+        zone = time_zone_of(ctx, project, graph)
+        reading = interpret(request.query, now=now or clock.now_dt(), time_zone=zone)
+        window = reading.window
+        if window is not None and reading.query.strip():
+            query = reading.query
+    plan = _Plan(ctx, graph, query, filters, edge_where, window)
+    if template is None:
+        candidates = plan.default_candidates()
+        layout: Layout = SectionLayout(window.describe() if window else None)
+    else:
+        parts = context_templates.parse(template.template)
+        layout = TemplateLayout(parts, window.describe() if window else None)
+        candidates = plan.template_candidates(layout.slots())
+    ranked = _rank(candidates, bias)
+    packed = pack(ranked, layout, budget)
+    return ContextResult(graph, packed.text, packed.truncated, packed.items, window)
+
+
+def thread_context(
+    ctx: Context, project: Project, thread_uuid: str, template_uuid: str | None = None
+) -> ContextResult:
+    """Context for a thread's latest messages (newest first make the query) over the
+    user's graph. No time window is inferred here, as in Zep: the messages are not a
+    question about a calendar period. Budget: the default, or the maximum with a template
+    (whose limits then set the size)."""
+    thread = threads.get_thread(ctx, project, thread_uuid)
+    template = (
+        context_templates.get_template(ctx, project, template_uuid) if template_uuid else None
+    )
+    graph = graphs.resolve(ctx, project, thread.graph_uuid)
+    latest = ctx.store.list_page(
+        Episode,
+        {"graph_uuid": graph.uuid, "thread_uuid": thread.uuid},
+        PageRequest(page_size=THREAD_QUERY_MESSAGES, order_by="created_at", order="desc"),
+    ).items
+    query = "\n".join(m.content for m in latest)
+    plan = _Plan(ctx, graph, query, Filters(), None, None)
+    if template is None:
+        layout: Layout = SectionLayout()
+        candidates = plan.default_candidates() if query.strip() else []
+        budget = DEFAULT_MAX_CHARACTERS
+    else:
+        layout = TemplateLayout(context_templates.parse(template.template))
+        candidates = plan.template_candidates(layout.slots()) if query.strip() else []
+        budget = MAX_CHARACTERS
+    packed = pack(_rank(candidates, None), layout, budget)
+    return ContextResult(graph, packed.text, packed.truncated, packed.items)
+
+
+def time_zone_of(ctx: Context, project: Project, graph: Graph) -> str:
+    """The user's zone (user graphs), else the graph's, else the project's, else UTC;
+    a value that is not a valid IANA zone is skipped."""
+    options: list[str | None] = []
+    if graph.user_uuid:
+        user = ctx.store.get(User, graph.user_uuid)
+        options.append(user.time_zone if user else None)
+    options += [graph.time_zone, project.default_time_zone]
+    for name in options:
+        if not name:
+            continue
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+        return name
+    return "UTC"
+
+
+def _budget(value: int | None) -> int:
+    if value is None:
+        return DEFAULT_MAX_CHARACTERS
+    if isinstance(value, bool) or not 1 <= value <= MAX_CHARACTERS:
+        raise BadRequest(
+            f"max_characters must be from 1 to {MAX_CHARACTERS}; got {value}",
+            param="max_characters",
+        )
+    return value
+
+
+def _bias(value: str | None) -> tuple[float, float] | None:
+    if value is None or value == "off":
+        return None
+    if value not in RECENCY:
+        raise BadRequest(
+            f"recency_bias must be off, mild or strong; got {value!r}", param="recency_bias"
+        )
+    return RECENCY[value]
+
+
+# -- retrieval -----------------------------------------------------------------------------
+
+
+class _QueryCache:
+    """The request's embedder: every scope search embeds the same query, once."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self._cache: dict[tuple[str, ...], Matrix] = {}
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        key = tuple(texts)
+        if key not in self._cache:
+            self._cache[key] = self.inner.embed(texts)
+        return self._cache[key]
+
+
+class _Plan:
+    """What one request retrieves, scope by scope, under the caller's filters and the
+    inferred window."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        graph: Graph,
+        query: str,
+        filters: Filters,
+        edge_where: p.Predicate | None,
+        window: TimeWindow | None,
+    ) -> None:
+        self.ctx = ctx
+        self.graph = graph
+        self.query = query
+        self.given = set(filters.given())
+        self.filters = filters
+        self.embedder = _QueryCache(ctx.embedder) if ctx.embedder is not None else None
+        self.window = window
+        self.edge_where = edge_where
+        self.edge_branches = _edge_window(window)
+        node_filters = Filters(**{k: getattr(filters, k) for k in _NODE_FILTERS})
+        self.node_where = to_predicate(node_filters, "search:nodes")
+        # Entities follow the facts when the facts are constrained in a way nodes are not.
+        self.nodes_follow_edges = window is not None or bool(self.given & _EDGE_ONLY)
+        self._endpoints: tuple[str, ...] | None = None
+
+    # -- the default block: four scopes --------------------------------------------------
+    def default_candidates(self) -> list[Item]:
+        edges = self.search_edges(None, CANDIDATES)
+        self._endpoints = _ends(r for r, _ in edges)
+        items = self._items("edge", edges)
+        nodes = self._nodes_where()
+        if nodes is not False:
+            items += self._items("node", self.search("node", nodes, CANDIDATES))
+        observations = self._observation_where()
+        if observations is not False:
+            items += self._items(
+                "observation", self.search("observation", observations, CANDIDATES)
+            )
+        summaries = self._summary_where()
+        if summaries is not False:
+            items += self._items(
+                "thread_summary", self.search("thread_summary", summaries, CANDIDATES)
+            )
+        return items
+
+    # -- a template: one search per slot ------------------------------------------------
+    def template_candidates(self, slots: list[tuple[int, Slot]]) -> list[Item]:
+        seen: set[tuple[str, str]] = set()
+        items: list[Item] = []
+        for index, slot in slots:
+            kind = _KIND_OF_SLOT[slot.name]
+            for item in self._slot(kind, slot):
+                if (item.kind, item.uuid) in seen:
+                    continue
+                seen.add((item.kind, item.uuid))
+                item.slot = index
+                item.line = line_of(
+                    item.kind, item.record, include_attributes=slot.include_attributes
+                )
+                items.append(item)
+        return items
+
+    def _slot(self, kind: Kind, slot: Slot) -> list[Item]:
+        if kind == "user_summary":
+            return self._user_summary()
+        where: p.Predicate | Literal[False] | None
+        if kind == "edge":
+            types = p.Column("name", "in", slot.types) if slot.types else None
+            return self._items("edge", self.search_edges(types, slot.limit))
+        if kind == "node":
+            labels = p.HasAnyLabel(slot.types) if slot.types else None
+            base = self._nodes_where()
+            where = (
+                False if base is False else p.all_of([x for x in (base, labels) if x is not None])
+            )
+        elif kind == "observation":
+            where = self._observation_where()
+        elif kind == "thread_summary":
+            where = self._summary_where()
+        else:
+            where = self._episode_where()
+        if where is False:
+            return []
+        return self._items(kind, self.search(kind, where, slot.limit))
+
+    def _user_summary(self) -> list[Item]:
+        user = self.ctx.store.get(User, self.graph.user_uuid) if self.graph.user_uuid else None
+        node = self.ctx.store.get(Node, user.node_uuid) if user else None
+        if node is None or not (node.summary or "").strip():
+            return []
+        # Always first to be packed: the template placed it deliberately.
+        return [Item("user_summary", node, None, math.inf, line=line_of("user_summary", node))]
+
+    # -- per-scope restrictions ------------------------------------------------------------
+    def _nodes_where(self) -> p.Predicate | Literal[False] | None:
+        if not self.nodes_follow_edges:
+            return self.node_where
+        if self._endpoints is None:
+            self._endpoints = _ends(r for r, _ in self.search_edges(None, CANDIDATES))
+        if not self._endpoints:
+            return False
+        return p.all_of(
+            [x for x in (self.node_where, p.Column("uuid", "in", self._endpoints)) if x is not None]
+        )
+
+    def _observation_where(self) -> p.Predicate | Literal[False] | None:
+        if self.given:  # observation search honours no filter, so none can be promised
+            return False
+        w = self.window
+        if w is None:
+            return None
+        parts: list[p.Predicate] = []
+        if w.end is not None:
+            parts.append(p.Column("created_at", "lt", clock.to_iso(w.end)))
+        if w.start is not None:
+            parts.append(p.Column("updated_at", "gte", clock.to_iso(w.start)))
+        return p.all_of(parts)
+
+    def _summary_where(self) -> p.Predicate | Literal[False] | None:
+        if self.given - {"metadata_filters"}:
+            return False
+        parts: list[p.Predicate] = []
+        if self.filters.metadata_filters is not None:
+            meta = to_predicate(
+                Filters(metadata_filters=self.filters.metadata_filters), "search:thread_summaries"
+            )
+            if meta is not None:
+                parts.append(meta)
+        w = self.window
+        if w is not None and w.start is not None:
+            start = clock.to_iso(w.start)
+            parts.append(
+                _coalesce(
+                    ("last_summarized_episode_valid_at", "last_summarized_at", "created_at"),
+                    "gte",
+                    start,
+                )
+            )
+        return p.all_of(parts)
+
+    def _episode_where(self) -> p.Predicate | Literal[False] | None:
+        if self.given - {"metadata_filters"}:
+            return False
+        parts: list[p.Predicate] = []
+        if self.filters.metadata_filters is not None:
+            meta = to_predicate(
+                Filters(metadata_filters=self.filters.metadata_filters), "search:episodes"
+            )
+            if meta is not None:
+                parts.append(meta)
+        parts += _between("reference_time", self.window)
+        return p.all_of(parts)
+
+    # -- running the core ------------------------------------------------------------------
+    def search_edges(self, extra: p.Predicate | None, limit: int) -> list[tuple[Any, Hit]]:
+        """Facts under the caller's filters, ``extra`` and the window. A window is searched
+        branch by branch (each a plain range on one indexed column, which SQLite plans
+        well without statistics) and the branches merged on the shared relevance scale."""
+        base = [x for x in (self.edge_where, extra) if x is not None]
+        if not self.edge_branches:
+            return self.search("edge", p.all_of(base), limit)
+        best: dict[str, tuple[Any, Hit]] = {}
+        for branch in self.edge_branches:
+            for record, hit in self.search("edge", p.all_of([*base, branch]), limit):
+                if record.uuid not in best or _key(hit) > _key(best[record.uuid][1]):
+                    best[record.uuid] = (record, hit)
+        merged = sorted(best.values(), key=lambda pair: (-_key(pair[1]), pair[0].uuid))
+        return merged[:limit]
+
+    def search(self, kind: Kind, where: p.Predicate | None, limit: int) -> list[tuple[Any, Hit]]:
+        spec = engine.SCOPES[_SCOPE_OF[kind]]
+        opts = SearchOptions(
+            query=self.query,
+            reranker="cross_encoder",
+            where=where,
+            limit=limit,
+            candidates=max(limit, CANDIDATES),
+        )
+        run = engine.search(
+            self.ctx.store, self.embedder, self.ctx.cross_encoder, spec, self.graph.uuid, opts
+        )
+        records = {
+            r.uuid: r
+            for r in self.ctx.store.find(
+                spec.kind, {"graph_uuid": self.graph.uuid, "uuid": [h.uuid for h in run.hits]}
+            )
+        }
+        return [(records[h.uuid], h) for h in run.hits if h.uuid in records]
+
+    def _items(self, kind: Kind, found: list[tuple[Any, Hit]]) -> list[Item]:
+        return [
+            Item(
+                kind,
+                record,
+                hit.relevance,
+                hit.relevance if hit.relevance is not None else hit.score,
+                line=line_of(kind, record),
+            )
+            for record, hit in found
+        ]
+
+
+def _ends(edges: Any) -> tuple[str, ...]:
+    out: dict[str, None] = {}
+    for edge in edges:
+        out[edge.source_node_uuid] = None
+        out[edge.target_node_uuid] = None
+    return tuple(out)
+
+
+def _between(column: str, w: TimeWindow | None) -> list[p.Predicate]:
+    if w is None:
+        return []
+    parts: list[p.Predicate] = []
+    if w.start is not None:
+        parts.append(p.Column(column, "gte", clock.to_iso(w.start)))
+    if w.end is not None:
+        parts.append(p.Column(column, "lt", clock.to_iso(w.end)))
+    return parts
+
+
+def _coalesce(columns: Sequence[str], op: Literal["gte", "lt"], value: str) -> p.Predicate:
+    """``COALESCE(columns...) op value`` in the predicate language."""
+    options: list[p.Predicate] = []
+    for i, column in enumerate(columns):
+        nulls = [p.Column(c, "is_null") for c in columns[:i]]
+        options.append(p.And((*nulls, p.Column(column, op, value))))
+    return p.Or(tuple(options))
+
+
+def _edge_window(w: TimeWindow | None) -> list[p.Predicate]:
+    """A fact lies in the window when it became true there (``valid_at``, or ``created_at``
+    for a fact without one) or stopped being true there (``invalid_at``): three branches."""
+    if w is None:
+        return []
+    return [
+        p.all_of(_between("valid_at", w)) or p.Column("valid_at", "is_not_null"),
+        p.And((p.Column("valid_at", "is_null"), *_between("created_at", w))),
+        p.all_of(_between("invalid_at", w)) or p.Column("invalid_at", "is_not_null"),
+    ]
+
+
+def _key(hit: Hit) -> float:
+    return hit.relevance if hit.relevance is not None else hit.score
+
+
+# -- ranking -------------------------------------------------------------------------------
+
+
+def _stamp(item: Item) -> str | None:
+    r: Record = item.record
+    if isinstance(r, Edge):
+        return r.valid_at or r.created_at
+    if isinstance(r, Node | Observation):
+        return r.updated_at
+    if isinstance(r, ThreadSummary):
+        return r.last_summarized_episode_valid_at or r.last_summarized_at or r.created_at
+    if isinstance(r, Episode):
+        return r.reference_time
+    return None
+
+
+def _rank(items: list[Item], bias: tuple[float, float] | None) -> list[Item]:
+    """Best first on the one global scale: relevance, scaled down for older items by
+    ``(1 - w) + w * 0.5 ** (age / half_life)``. Age counts back from the newest candidate of
+    the same kind (a fact's time is when it became true, an entity's when it last changed:
+    different clocks), so the bias depends on the data's own time span, not on today."""
+    if bias is not None:
+        weight, half_life = bias
+        times = {id(i): _epoch_days(_stamp(i)) for i in items}
+        newest: dict[str, float] = {}
+        for item in items:
+            t = times[id(item)]
+            if t is not None:
+                newest[item.kind] = max(t, newest.get(item.kind, t))
+        for item in items:
+            t = times[id(item)]
+            if t is None or math.isinf(item.score):
+                continue
+            age = newest[item.kind] - t
+            item.score *= (1 - weight) + weight * 0.5 ** (age / half_life)
+    return sorted(items, key=lambda i: (-i.score, _KIND_ORDER.get(i.kind, 9), i.uuid))
+
+
+def _epoch_days(stamp: str | None) -> float | None:
+    if not stamp:
+        return None
+    try:
+        return clock.parse_iso(stamp, param="stamp").timestamp() / 86_400
+    except BadRequest:
+        return None

@@ -1,0 +1,46 @@
+"""``graphrecall bench memory`` end to end at a tiny size, through the CLI entry point:
+every mode at both layers (the JSON-RPC one against a real server subprocess), JSON of
+the documented shape, and a second run that reuses the built space. No timing
+assertions: benchmarks measure speed, tests check behaviour."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphrecall.cli import main
+
+
+def test_bench_memory_times_every_mode_at_both_layers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "bench-out"
+    argv = ["bench", "memory", "--size", "300", "--queries", "6", "--out", str(out)]
+    assert main(argv) == 0
+    report = json.loads((out / "memory-bench-300.json").read_text())
+    assert report["size"] == 300 and report["build"]["cached"] is False
+    modes = report["results"]
+    assert set(modes) == {
+        "semantic",
+        "fulltext",
+        "hybrid",
+        "filter-only (tree)",
+        "filter-only (meta+temporal)",
+        "hybrid + tree/meta",
+    }
+    for by_layer in modes.values():
+        assert set(by_layer) == {"service", "rpc"}
+        for layer in by_layer.values():
+            assert 0 < layer["p50_ms"] <= layer["p95_ms"]
+    for ranked in ("semantic", "hybrid"):
+        assert modes[ranked]["service"]["mean_results"] == 10
+        assert modes[ranked]["rpc"]["mean_results"] == 10
+    assert "memory.search latency, 300 memories" in capsys.readouterr().out
+
+    again = ["bench", "memory", "--size", "300", "--queries", "3", "--no-rpc", "--out", str(out)]
+    assert main(again) == 0
+    rerun = json.loads((out / "memory-bench-300.json").read_text())
+    assert rerun["build"]["cached"] is True
+    assert set(rerun["results"]["semantic"]) == {"service"}

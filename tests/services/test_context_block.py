@@ -1,0 +1,173 @@
+"""Packing a context block: lines, layouts, the budget and ``truncated``."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphrecall.domain.models import Edge, Node, Observation, ThreadSummary
+from graphrecall.services.context_block import (
+    Item,
+    Kind,
+    Rec,
+    SectionLayout,
+    TemplateLayout,
+    line_of,
+    pack,
+)
+from graphrecall.services.context_templates import parse
+
+STAMP = "2026-01-01T00:00:00.000000Z"
+
+
+def edge(fact: str, **dates: str) -> Edge:
+    return Edge(
+        uuid=f"e-{fact}",
+        graph_uuid="g",
+        name="RELATES_TO",
+        fact=fact,
+        source_node_uuid="a",
+        target_node_uuid="b",
+        created_at=STAMP,
+        updated_at=STAMP,
+        **dates,
+    )
+
+
+def node(name: str, summary: str | None = None, labels: tuple[str, ...] = ("Entity",)) -> Node:
+    return Node(
+        uuid=f"n-{name}",
+        graph_uuid="g",
+        name=name,
+        labels=list(labels),
+        summary=summary,
+        created_at=STAMP,
+        updated_at=STAMP,
+    )
+
+
+def item(kind: Kind, record: Rec, score: float, slot: int = 0) -> Item:
+    return Item(kind, record, score, score, slot=slot, line=line_of(kind, record))
+
+
+def candidates() -> list[Item]:
+    return [
+        item("observation", _observation(), 0.9),
+        item("edge", edge("Alice works at Acme", valid_at="2021-03-01T00:00:00.000000Z"), 0.8),
+        item("node", node("Alice", "A senior engineer.", ("Entity", "Person")), 0.7),
+        item("edge", edge("Bob lived in Rome " * 4), 0.6),
+        item("thread_summary", _summary(), 0.5),
+        item("edge", edge("Carol likes tea"), 0.4),
+    ]
+
+
+def _observation() -> Observation:
+    return Observation(
+        uuid="o-1",
+        graph_uuid="g",
+        name="Tea preference",
+        summary="Alice prefers green tea in the morning.",
+        created_at=STAMP,
+        updated_at=STAMP,
+    )
+
+
+def _summary() -> ThreadSummary:
+    return ThreadSummary(
+        uuid="t-1",
+        graph_uuid="g",
+        thread_uuid="th",
+        summary="Alice and Bob planned a trip.",
+        created_at=STAMP,
+        last_summarized_episode_valid_at="2026-02-03T10:30:00.000000Z",
+    )
+
+
+def test_lines_carry_dates_labels_and_summaries() -> None:
+    assert line_of("edge", edge("A knows B", valid_at="2021-03-01T00:00:00.000000Z")) == (
+        "- A knows B (valid: 2021-03-01 to present)"
+    )
+    ended = edge(
+        "A knew B", valid_at="2021-03-01T12:30:00.000000Z", invalid_at=STAMP, expired_at=STAMP
+    )
+    assert line_of("edge", ended) == "- A knew B (valid: 2021-03-01 12:30 to 2026-01-01)"
+    superseded = edge("A met B", expired_at=STAMP)
+    assert line_of("edge", superseded) == "- A met B (valid: unknown to superseded 2026-01-01)"
+    assert line_of("node", node("Alice", "Tall.\nKind.", ("Entity", "Person"))) == (
+        "- Alice (Person): Tall. Kind."
+    )
+    assert line_of("node", node("Acme")) == "- Acme"
+    assert line_of("observation", _observation()) == (
+        "- Tea preference: Alice prefers green tea in the morning."
+    )
+    assert line_of("thread_summary", _summary()) == (
+        "- Alice and Bob planned a trip. (conversation up to 2026-02-03 10:30)"
+    )
+
+
+def test_sections_follow_their_best_item_and_ranks_follow_the_block() -> None:
+    packed = pack(candidates(), SectionLayout(), 10_000)
+    assert not packed.truncated
+    assert packed.text.startswith("Observations:\n- Tea preference")
+    headers = [line for line in packed.text.splitlines() if line.endswith(":")]
+    assert headers == [
+        "Observations:",
+        "Facts (with the dates they held, in UTC):",
+        "Entities:",
+        "Thread summaries:",
+    ]
+    positions = [packed.text.index(i.line) for i in packed.items]
+    assert positions == sorted(positions)
+    assert [i.kind for i in packed.items][:4] == ["observation", "edge", "edge", "edge"]
+
+
+@pytest.mark.parametrize("notice", [None, "Evidence restricted to a window."])
+def test_no_budget_is_ever_exceeded_and_truncated_is_exact(notice: str | None) -> None:
+    full = pack(candidates(), SectionLayout(notice), 10_000)
+    for budget in range(0, len(full.text) + 5):
+        packed = pack(candidates(), SectionLayout(notice), budget)
+        assert len(packed.text) <= budget
+        assert packed.truncated == (len(full.text) > budget)
+        if not packed.truncated:
+            assert packed.text == full.text
+
+
+def test_a_long_item_that_does_not_fit_leaves_room_for_shorter_ones() -> None:
+    items = candidates()
+    long_one = items[3]
+    budget = len(pack(items[:3], SectionLayout(), 10_000).text) + len("\n- Carol likes tea")
+    budget += len(" (valid: unknown to present)")
+    packed = pack(items, SectionLayout(), budget)
+    assert packed.truncated
+    assert long_one not in packed.items
+    assert any(i.line.startswith("- Carol likes tea") for i in packed.items)
+
+
+def test_the_notice_comes_first_and_a_block_without_room_for_it_is_empty() -> None:
+    notice = "Evidence restricted to [a, b) UTC."
+    packed = pack(candidates(), SectionLayout(notice), 10_000)
+    assert packed.text.startswith(notice + "\n\n")
+    tiny = pack(candidates(), SectionLayout(notice), len(notice) - 1)
+    assert (tiny.text, tiny.truncated, tiny.items) == ("", True, [])
+
+
+def test_template_slots_keep_the_template_text_and_order() -> None:
+    parts = parse("FACTS:\n%{edges}\nPEOPLE:\n%{entities}\nEnd.")
+    layout = TemplateLayout(parts)
+    slot_of = {"edge": 1, "node": 3}
+    items = [i for i in candidates() if i.kind in slot_of]
+    for i in items:
+        i.slot = slot_of[i.kind]
+    packed = pack(items, layout, 10_000)
+    assert packed.text == (
+        "FACTS:\n"
+        "- Alice works at Acme (valid: 2021-03-01 to present)\n"
+        f"- {'Bob lived in Rome ' * 3}Bob lived in Rome (valid: unknown to present)\n"
+        "- Carol likes tea (valid: unknown to present)\n"
+        "PEOPLE:\n"
+        "- Alice (Person): A senior engineer.\n"
+        "End."
+    )
+    for budget in range(0, len(packed.text) + 2):
+        cut = pack(items, layout, budget)
+        assert len(cut.text) <= budget
+        assert cut.truncated == (budget < len(packed.text))
