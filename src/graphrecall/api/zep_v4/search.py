@@ -1,7 +1,12 @@
-"""The five search scopes: POST /graphs/{graph_uuid}/search/{scope}."""
+"""The five search scopes: POST /graphs/{graph_uuid}/search/{scope}.
+
+One route handler serves every scope; a scope differs only in how its records are turned
+into wire items, which is the converter registered for it below.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import Query
@@ -9,7 +14,7 @@ from fastapi import Query
 from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.bodies import SearchBody
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
-from graphrecall.domain.models import Edge, Episode, Node, Observation, ThreadSummary
+from graphrecall.domain.models import Graph, Observation
 from graphrecall.retrieval.engine import Hit
 from graphrecall.services import nodes, search
 from graphrecall.services.search import SEARCH_PAGE_MAX, SearchParams
@@ -17,6 +22,7 @@ from graphrecall.services.search import SEARCH_PAGE_MAX, SearchParams
 router = make_router("search")
 PageSize = Query(SEARCH_PAGE_MAX, ge=1, le=SEARCH_PAGE_MAX)
 CursorQ = Query(None, max_length=2048)
+Found = list[tuple[Any, Hit]]
 
 
 def _params(body: SearchBody) -> SearchParams:
@@ -31,111 +37,69 @@ def _params(body: SearchBody) -> SearchParams:
     )
 
 
-def _run(
-    ctx: Context,
-    project: Project,
-    graph_uuid: str,
-    scope: str,
-    body: SearchBody,
-    page_size: int,
-    cursor: str | None,
-) -> tuple[Any, list[tuple[Any, Hit]], str | None]:
-    return search.search(
-        ctx, project, graph_uuid, scope, _params(body), page_size=page_size, cursor=cursor
-    )
-
-
-@router.post("/graphs/{graph_uuid}/search/edges", response_model=wire.PageWire[wire.EdgeWire])
-def search_edges(
-    graph_uuid: str,
-    body: SearchBody,
-    page_size: int = PageSize,
-    cursor: str | None = CursorQ,
-    ctx: Context = CtxDep,
-    project: Project = ProjectDep,
-) -> Any:
-    graph, found, next_cursor = _run(ctx, project, graph_uuid, "edges", body, page_size, cursor)
-    edges: list[Edge] = [r for r, _ in found]
-    views = nodes.edge_views(ctx, edges)
-    items = []
+def _edges(ctx: Context, graph: Graph, found: Found) -> list[Any]:
+    views = nodes.edge_views(ctx, [r for r, _ in found])
     for view, (_, hit) in zip(views, found, strict=True):
         view.score, view.relevance = hit.score, hit.relevance
-        items.append(wire.edge(view, graph))
-    return {"items": items, "next_cursor": next_cursor}
+    return [wire.edge(v, graph) for v in views]
 
 
-@router.post("/graphs/{graph_uuid}/search/nodes", response_model=wire.PageWire[wire.NodeWire])
-def search_nodes(
-    graph_uuid: str,
-    body: SearchBody,
-    page_size: int = PageSize,
-    cursor: str | None = CursorQ,
-    ctx: Context = CtxDep,
-    project: Project = ProjectDep,
-) -> Any:
-    graph, found, next_cursor = _run(ctx, project, graph_uuid, "nodes", body, page_size, cursor)
-    found_nodes: list[Node] = [r for r, _ in found]
-    items = []
-    for view, (_, hit) in zip(nodes.views(ctx, found_nodes), found, strict=True):
+def _nodes(ctx: Context, graph: Graph, found: Found) -> list[Any]:
+    views = nodes.views(ctx, [r for r, _ in found])
+    for view, (_, hit) in zip(views, found, strict=True):
         view.score, view.relevance = hit.score, hit.relevance
-        items.append(wire.node(view, graph))
-    return {"items": items, "next_cursor": next_cursor}
+    return [wire.node(v, graph) for v in views]
 
 
-@router.post("/graphs/{graph_uuid}/search/episodes", response_model=wire.PageWire[wire.EpisodeWire])
-def search_episodes(
-    graph_uuid: str,
-    body: SearchBody,
-    page_size: int = PageSize,
-    cursor: str | None = CursorQ,
-    ctx: Context = CtxDep,
-    project: Project = ProjectDep,
-) -> Any:
-    graph, found, next_cursor = _run(ctx, project, graph_uuid, "episodes", body, page_size, cursor)
-    episodes: list[tuple[Episode, Hit]] = found
-    items = [wire.episode(e, graph, h.score, h.relevance) for e, h in episodes]
-    return {"items": items, "next_cursor": next_cursor}
+def _episodes(ctx: Context, graph: Graph, found: Found) -> list[Any]:
+    return [wire.episode(e, graph, h.score, h.relevance) for e, h in found]
 
 
-@router.post(
-    "/graphs/{graph_uuid}/search/observations",
-    response_model=wire.PageWire[wire.ObservationWire],
-)
-def search_observations(
-    graph_uuid: str,
-    body: SearchBody,
-    page_size: int = PageSize,
-    cursor: str | None = CursorQ,
-    ctx: Context = CtxDep,
-    project: Project = ProjectDep,
-) -> Any:
-    graph, found, next_cursor = _run(
-        ctx, project, graph_uuid, "observations", body, page_size, cursor
-    )
-    observations: list[tuple[Observation, Hit]] = found
-    provenance = ctx.store.episodes_of(Observation, [o.uuid for o, _ in observations])
-    items = [
-        wire.observation(o, graph, provenance[o.uuid][0], h.score, h.relevance)
-        for o, h in observations
+def _observations(ctx: Context, graph: Graph, found: Found) -> list[Any]:
+    provenance = ctx.store.episodes_of(Observation, [o.uuid for o, _ in found])
+    return [
+        wire.observation(o, graph, provenance[o.uuid][0], h.score, h.relevance) for o, h in found
     ]
-    return {"items": items, "next_cursor": next_cursor}
 
 
-@router.post(
-    "/graphs/{graph_uuid}/search/thread-summaries",
-    response_model=wire.PageWire[wire.ThreadSummaryWire],
-)
-def search_thread_summaries(
-    graph_uuid: str,
-    body: SearchBody,
-    page_size: int = PageSize,
-    cursor: str | None = CursorQ,
-    ctx: Context = CtxDep,
-    project: Project = ProjectDep,
-) -> Any:
-    _, found, next_cursor = _run(
-        ctx, project, graph_uuid, "thread_summaries", body, page_size, cursor
+def _thread_summaries(ctx: Context, graph: Graph, found: Found) -> list[Any]:
+    return [wire.thread_summary(t, h.score, h.relevance) for t, h in found]
+
+
+Converter = Callable[[Context, Graph, Found], list[Any]]
+SCOPES: dict[str, tuple[str, type[Any], Converter]] = {
+    # scope: (path segment, wire item, converter)
+    "edges": ("edges", wire.EdgeWire, _edges),
+    "nodes": ("nodes", wire.NodeWire, _nodes),
+    "episodes": ("episodes", wire.EpisodeWire, _episodes),
+    "observations": ("observations", wire.ObservationWire, _observations),
+    "thread_summaries": ("thread-summaries", wire.ThreadSummaryWire, _thread_summaries),
+}
+
+
+def _route(scope: str, convert: Converter) -> Callable[..., Any]:
+    def handler(
+        graph_uuid: str,
+        body: SearchBody,
+        page_size: int = PageSize,
+        cursor: str | None = CursorQ,
+        ctx: Context = CtxDep,
+        project: Project = ProjectDep,
+    ) -> Any:
+        graph, found, next_cursor = search.search(
+            ctx, project, graph_uuid, scope, _params(body), page_size=page_size, cursor=cursor
+        )
+        return {"items": convert(ctx, graph, found), "next_cursor": next_cursor}
+
+    handler.__name__ = f"search_{scope}"
+    return handler
+
+
+for _scope, (_segment, _item, _convert) in SCOPES.items():
+    router.add_api_route(
+        f"/graphs/{{graph_uuid}}/search/{_segment}",
+        _route(_scope, _convert),
+        methods=["POST"],
+        response_model=wire.PageWire[_item],  # type: ignore[valid-type]
+        name=f"search_{_scope}",
     )
-    summaries: list[tuple[ThreadSummary, Hit]] = found
-    items = [wire.thread_summary(t, h.score, h.relevance) for t, h in summaries]
-    return {"items": items, "next_cursor": next_cursor}
