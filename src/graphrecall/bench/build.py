@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -212,5 +212,12 @@ def working_copy(built: Built, out_dir: Path) -> Path:
     target = out_dir / f"{stem(built.graph.size, built.graph.seed)}.run.db"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{target}{suffix}").unlink(missing_ok=True)
-    shutil.copyfile(built.path, target)
+    # The backup API copies a consistent snapshot even if something else has the cache open.
+    source = sqlite3.connect(f"file:{built.path}?mode=ro", uri=True)
+    copy = sqlite3.connect(target)
+    try:
+        source.backup(copy, pages=65536)
+    finally:
+        copy.close()
+        source.close()
     return target

@@ -14,6 +14,7 @@ import hmac
 import json
 import secrets
 from collections.abc import Sequence
+from weakref import WeakKeyDictionary
 
 from graphrecall.domain.errors import BadRequest
 from graphrecall.retrieval.engine import Hit
@@ -27,8 +28,17 @@ def fingerprint(*parts: object) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+_SECRETS: WeakKeyDictionary[Store, bytes] = WeakKeyDictionary()
+
+
 def _secret(store: Store) -> bytes:
-    return store.setting("cursor_secret", secrets.token_hex(32)).encode()
+    """The database's signing secret, read once per store (reading it is a write-capable
+    transaction, which every search would otherwise pay)."""
+    secret = _SECRETS.get(store)
+    if secret is None:
+        secret = store.setting("cursor_secret", secrets.token_hex(32)).encode()
+        _SECRETS[store] = secret
+    return secret
 
 
 def _sign(store: Store, token: str, offset: int) -> str:

@@ -388,14 +388,16 @@ class SQLiteStore(Store):
             chunk = list(uuids[start : start + 500])
             marks = ",".join("?" * len(chunk))
             rows = self._query(
-                f"SELECT uuid, episode_uuid FROM links WHERE kind = ? AND uuid IN ({marks})"
-                " ORDER BY episode_uuid DESC",
+                # No ORDER BY: with one, SQLite walks the episode index over every link of
+                # the kind (8.7 ms for 10 edges at 100k); the primary key is 0.02 ms.
+                f"SELECT uuid, episode_uuid FROM links WHERE kind = ? AND uuid IN ({marks})",
                 [table, *chunk],
             )
             for uuid, episode_uuid in rows:
                 found[uuid].append(episode_uuid)
         out: dict[str, tuple[list[str], bool]] = {}
         for uuid, episodes in found.items():
+            episodes.sort(reverse=True)  # UUIDv7: newest first
             truncated = limit is not None and len(episodes) > limit
             out[uuid] = (episodes[:limit] if truncated else episodes, truncated)
         return out
