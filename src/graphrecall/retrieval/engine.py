@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from graphrecall.domain.errors import BadRequest, NotFound
@@ -35,6 +36,7 @@ LOW_QUALITY_THRESHOLD = 0.5
 # memory (LoCoMo, 2 samples: recall@10 40.9 % vs 62.8 %); at equal weight it pulled hybrid
 # recall@10 down to 53.7 %, at half weight 58.0 % (docs/benchmarks.md).
 DEFAULT_LEG_WEIGHTS = {"bm25": 1.0, "vector": 0.5, "bfs": 1.0}
+_LEGS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-leg")
 LOW_QUALITY_KEEP = 5
 
 
@@ -147,11 +149,19 @@ def search(
     legs: dict[str, list[str]] = {}
     leg_scores: dict[str, dict[str, float]] = {}
     query_vector: Vector | None = None
+    lexical_leg: Future[list[tuple[str, float]]] | None = None
     if "bm25" in opts.legs:
-        terms = query_terms(opts.query)
-        lexical = store.text_search(kind, scope, terms, where=opts.where, limit=opts.candidates)
-        legs["bm25"] = [u for u, _ in lexical]
-        leg_scores["bm25"] = dict(lexical)
+        # The lexical leg runs beside query embedding and the vector leg (FTS5, ONNX and
+        # numpy all release the GIL); its results are placed first, as if run first.
+        lexical_leg = _LEGS.submit(
+            store.text_search,
+            kind,
+            scope,
+            query_terms(opts.query),
+            where=opts.where,
+            limit=opts.candidates,
+        )
+        legs["bm25"] = []
     vector_text = opts.query if opts.vector_query is None else opts.vector_query
     if (
         vector_text.strip()
@@ -170,6 +180,10 @@ def search(
             similar = [(u, s) for u, s in similar if s >= opts.min_similarity]
         legs["vector"] = [u for u, _ in similar]
         leg_scores["vector"] = dict(similar)
+    if lexical_leg is not None:
+        lexical = lexical_leg.result()
+        legs["bm25"] = [u for u, _ in lexical]
+        leg_scores["bm25"] = dict(lexical)
     if "bfs" in opts.legs and opts.bfs_origins:
         legs["bfs"] = graph.bfs_leg(
             store, kind, graph_uuid, opts.bfs_origins, where=opts.where, limit=opts.candidates

@@ -100,10 +100,17 @@ class SQLiteStore(Store):
         register_functions(self._conn)
         with self._lock:
             migrate(self._conn)
+        # A second, read-only connection for the vector matrices: in WAL mode it reads
+        # without waiting for the main connection, so the vector leg runs while the lexical
+        # leg's FTS query holds the main one.
+        self._reader = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._reader.execute("PRAGMA query_only=1")
+        self._reader_lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._reader_lock:
+            self._reader.close()
             self._conn.close()
 
     @contextmanager
@@ -536,19 +543,20 @@ class SQLiteStore(Store):
     ) -> tuple[list[str], dict[str, int], npt.NDArray[np.float32]]:
         """The owner's vectors as one matrix, cached until its version counter moves."""
         table = self._table(kind)
-        rows = self._query(
-            "SELECT version FROM embedding_versions WHERE kind = ? AND owner_uuid = ?",
-            [table, owner_uuid],
-        )
-        version = int(rows[0][0]) if rows else 0
-        key = (table, owner_uuid)
-        cached = self._matrices.get(key)
-        if cached is not None and cached[0] == version:
-            return cached[1], cached[2], cached[3]
-        data = self._query(
-            "SELECT uuid, vector FROM embeddings WHERE kind = ? AND owner_uuid = ?",
-            [table, owner_uuid],
-        )
+        with self._reader_lock:
+            rows = self._reader.execute(
+                "SELECT version FROM embedding_versions WHERE kind = ? AND owner_uuid = ?",
+                [table, owner_uuid],
+            ).fetchall()
+            version = int(rows[0][0]) if rows else 0
+            key = (table, owner_uuid)
+            cached = self._matrices.get(key)
+            if cached is not None and cached[0] == version:
+                return cached[1], cached[2], cached[3]
+            data = self._reader.execute(
+                "SELECT uuid, vector FROM embeddings WHERE kind = ? AND owner_uuid = ?",
+                [table, owner_uuid],
+            ).fetchall()
         uuids = [r[0] for r in data]
         if data:
             matrix = np.frombuffer(b"".join(r[1] for r in data), dtype=np.float32).reshape(
