@@ -187,3 +187,23 @@ def test_schema_version_is_recorded(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "v.db")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_search_inside_a_transaction_does_not_deadlock(store: Store) -> None:
+    """The lexical leg runs on a helper thread, except inside a transaction of the calling
+    thread (the helper would wait for the transaction that waits for it)."""
+    from graphrecall.retrieval import engine
+    from graphrecall.retrieval.engine import SearchOptions
+
+    g = new_id()
+    store.insert([edge(g, node(g, "alice"), node(g, "bob"))])
+    outside = engine.search(
+        store, None, None, engine.SCOPES["edges"], g, SearchOptions(query="alice bob")
+    )
+    with store.transaction():
+        assert store.in_transaction()
+        inside = engine.search(
+            store, None, None, engine.SCOPES["edges"], g, SearchOptions(query="alice bob")
+        )
+    assert not store.in_transaction()
+    assert [h.uuid for h in inside.hits] == [h.uuid for h in outside.hits] and inside.hits

@@ -153,14 +153,16 @@ def search(
     if "bm25" in opts.legs:
         # The lexical leg runs beside query embedding and the vector leg (FTS5, ONNX and
         # numpy all release the GIL); its results are placed first, as if run first.
-        lexical_leg = _LEGS.submit(
-            store.text_search,
-            kind,
-            scope,
-            query_terms(opts.query),
-            where=opts.where,
-            limit=opts.candidates,
-        )
+        terms = query_terms(opts.query)
+        if store.in_transaction():  # another thread would wait for this transaction
+            lexical_leg = Future()
+            lexical_leg.set_result(
+                store.text_search(kind, scope, terms, where=opts.where, limit=opts.candidates)
+            )
+        else:
+            lexical_leg = _LEGS.submit(
+                store.text_search, kind, scope, terms, where=opts.where, limit=opts.candidates
+            )
         legs["bm25"] = []
     vector_text = opts.query if opts.vector_query is None else opts.vector_query
     if (

@@ -35,6 +35,11 @@ class Store(ABC):
     def transaction(self) -> AbstractContextManager[None]:
         """All writes inside commit together or not at all. Nesting joins the outer one."""
 
+    def in_transaction(self) -> bool:
+        """Whether the calling thread is inside ``transaction()`` (work must then stay on
+        this thread: another one would wait for the transaction to end)."""
+        return False
+
     # -- records ---------------------------------------------------------------------
     @abstractmethod
     def insert(self, records: Sequence[Record]) -> None: ...

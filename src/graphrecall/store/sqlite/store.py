@@ -94,6 +94,7 @@ class SQLiteStore(Store):
         self._conn.execute("PRAGMA busy_timeout=10000")
         self._lock = threading.RLock()
         self._depth = 0
+        self._owner: int | None = None
         self._matrices: dict[
             tuple[str, str], tuple[int, list[str], dict[str, int], npt.NDArray[np.float32]]
         ] = {}
@@ -125,14 +126,18 @@ class SQLiteStore(Store):
                 return
             self._conn.execute("BEGIN IMMEDIATE")
             self._depth = 1
+            self._owner = threading.get_ident()
             try:
                 yield
             except BaseException:
-                self._depth = 0
+                self._depth, self._owner = 0, None
                 self._conn.execute("ROLLBACK")
                 raise
-            self._depth = 0
+            self._depth, self._owner = 0, None
             self._conn.execute("COMMIT")
+
+    def in_transaction(self) -> bool:
+        return self._depth > 0 and self._owner == threading.get_ident()
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
