@@ -184,12 +184,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench_memory.add_arguments(bench_memory_cmd)
     bench_memory_cmd.set_defaults(func=bench_memory.run)
+    from graphrecall.bench import graphiti as bench_graphiti
     from graphrecall.bench import ingest as bench_ingest
     from graphrecall.bench import locomo as bench_locomo
 
     for name, module, text in (
         ("locomo", bench_locomo, "LoCoMo evidence recall, context coverage and latency"),
         ("ingest", bench_ingest, "LoCoMo ingestion: messages/s, graph yield, sampled facts"),
+        (
+            "graphiti",
+            bench_graphiti,
+            "Graphiti (optional extra) side by side: hybrid edge search latency and hit@10",
+        ),
     ):
         bench_cmd = bench_sub.add_parser(name, help=text)
         module.add_arguments(bench_cmd)
