@@ -332,18 +332,7 @@ def _in_process(
                     run = engine.search(store, embedder, ctx.cross_encoder, spec, graph_uuid, opts)
                     return [h.uuid for h in run.hits[:PAGE_SIZE]]
 
-                out.append(
-                    measure(
-                        case,
-                        "engine",
-                        call_engine,
-                        queries,
-                        expected_for(case.scope),
-                        warmup=args.warmup,
-                        budget_s=args.case_budget,
-                    )
-                )
-                _progress(size, out[-1])
+                out.append(_timed_case(case, "engine", call_engine, queries, args, size))
             if "service" in layers:
 
                 def call_service(q: Query, case: Case = case) -> list[str]:
@@ -358,21 +347,32 @@ def _in_process(
                     )
                     return [record.uuid for record, _ in found]
 
-                out.append(
-                    measure(
-                        case,
-                        "service",
-                        call_service,
-                        queries,
-                        expected_for(case.scope),
-                        warmup=args.warmup,
-                        budget_s=args.case_budget,
-                    )
-                )
-                _progress(size, out[-1])
+                out.append(_timed_case(case, "service", call_service, queries, args, size))
     finally:
         store.close()
     return out
+
+
+def _timed_case(
+    case: Case,
+    layer: str,
+    call: Callable[[Query], list[str]],
+    queries: Sequence[Query],
+    args: argparse.Namespace,
+    size: int,
+) -> Measurement:
+    """Measure one case on one layer and print its progress line."""
+    m = measure(
+        case,
+        layer,
+        call,
+        queries,
+        expected_for(case.scope),
+        warmup=args.warmup,
+        budget_s=args.case_budget,
+    )
+    _progress(size, m)
+    return m
 
 
 def _timed(fn: Callable[[], object]) -> float:
@@ -478,18 +478,7 @@ def _through_sdk(
                 pager: Any = methods[case.scope](graph_uuid, **kwargs)
                 return [str(item.uuid_) for item in pager.items or ()]
 
-            out.append(
-                measure(
-                    case,
-                    "sdk",
-                    call,
-                    queries,
-                    expected_for(case.scope),
-                    warmup=args.warmup,
-                    budget_s=args.case_budget,
-                )
-            )
-            _progress(size, out[-1])
+            out.append(_timed_case(case, "sdk", call, queries, args, size))
     return out
 
 
