@@ -167,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     retry.add_argument("task", nargs="?", help="task uuid (default: every failed task)")
     task_cmd.set_defaults(func=cmd_tasks)
 
-    # Benchmarks: one subcommand each (search now; locomo and scale are to come).
+    # Benchmarks: one subcommand each.
     from graphrecall.bench import search as bench_search
 
     bench = sub.add_parser("bench", help="benchmarks: print a table and write JSON")
@@ -187,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     from graphrecall.bench import graphiti as bench_graphiti
     from graphrecall.bench import ingest as bench_ingest
     from graphrecall.bench import locomo as bench_locomo
+    from graphrecall.bench import scale as bench_scale
 
     for name, module, text in (
         ("locomo", bench_locomo, "LoCoMo evidence recall, context coverage and latency"),
@@ -195,6 +196,11 @@ def build_parser() -> argparse.ArgumentParser:
             "graphiti",
             bench_graphiti,
             "Graphiti (optional extra) side by side: hybrid edge search latency and hit@10",
+        ),
+        (
+            "scale",
+            bench_scale,
+            "10k/100k/1M facts: search and get_context p50/p95, ingestion, bytes per fact, PNG",
         ),
     ):
         bench_cmd = bench_sub.add_parser(name, help=text)

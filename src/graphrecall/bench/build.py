@@ -6,6 +6,14 @@ slow part (minutes at 100k facts), so the built database is cached under the out
 directory keyed by size, seed and generator version, and so are the vectors (``.npy``),
 so a rebuild after a schema change does not embed again. A cached database is used only
 if its recorded fingerprint matches the graph generated now.
+
+``embed_cap`` bounds the real embedding work per record kind (1M facts are ~1.9M texts,
+hours on a small machine): the first ``embed_cap`` records of a kind get real vectors, the
+rest get vectors *derived* from those (a real vector picked by a seeded draw, plus small
+seeded noise, renormalised). Derived vectors keep the matrix's size and a realistic spread
+of directions, so the cost of an exact vector search is the real one, but they carry no
+meaning: recall measured on a graph with derived vectors is not a quality number. The
+build stats record how many vectors of each kind are real and derived.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +39,8 @@ from graphrecall.store.base import Store
 Log = Callable[[str], None]
 INSERT_CHUNK = 20_000
 EMBED_CHUNK = 2_048
+DERIVED_NOISE = 0.02  # per-component std of the noise on a derived vector (cosine ~0.93)
+KINDS: tuple[type[Record], ...] = (Edge, Node, Episode)
 
 
 @dataclass
@@ -51,6 +61,15 @@ class BuildStats:
     node_links: int
     edge_links: int
     embedder: str
+    # per kind ("edge", "node", "episode"): {"real": n, "derived": m}; empty in the stats
+    # of databases cached before the cap existed (all real: see ``vector_counts``)
+    vectors: dict[str, dict[str, int]] = field(default_factory=dict)
+    embed_cap: int | None = None
+    derive_s: float = 0.0
+
+    @property
+    def derived_vectors(self) -> int:
+        return sum(v["derived"] for v in self.vectors.values())
 
 
 @dataclass
@@ -64,31 +83,65 @@ def stem(size: int, seed: int) -> str:
     return f"search-n{size}-s{seed}-g{GENERATOR_VERSION}"
 
 
-def ensure_db(size: int, seed: int, out_dir: Path, log: Log = print) -> Built:
-    """The database for (size, seed): reused from ``out_dir`` when it is there, else built."""
+def vector_counts(graph: SyntheticGraph, embed_cap: int | None) -> dict[str, dict[str, int]]:
+    """How many vectors of each kind are real and derived under ``embed_cap``."""
+    out = {}
+    for kind in KINDS:
+        total = len(_records(graph, kind))
+        real = total if embed_cap is None else min(total, embed_cap)
+        out[kind.__name__.lower()] = {"real": real, "derived": total - real}
+    return out
+
+
+def ensure_db(
+    size: int, seed: int, out_dir: Path, log: Log = print, *, embed_cap: int | None = None
+) -> Built:
+    """The database for (size, seed): reused from ``out_dir`` when it is there (and has
+    the real/derived vector split ``embed_cap`` asks for), else built."""
+    if embed_cap is not None and embed_cap < 1:
+        raise ValueError("the embedding cap must be at least 1")
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     graph = generate(size, seed)
     generate_s = time.perf_counter() - started
     fingerprint = graph.fingerprint()
+    wanted = vector_counts(graph, embed_cap)
     path = out_dir / f"{stem(size, seed)}.db"
     meta_path = path.with_suffix(".json")
     if path.exists() and meta_path.exists():
         meta = json.loads(meta_path.read_text())
-        if meta.get("fingerprint") == fingerprint:
-            stats = BuildStats(**{**meta["stats"], "cached": True})
+        stats = BuildStats(**{**meta["stats"], "cached": True})
+        # Stats written before the cap existed: every vector was embedded.
+        stats.vectors = stats.vectors or vector_counts(graph, None)
+        if meta.get("fingerprint") != fingerprint:
+            log(f"[{size:,}] {path} does not match the generated graph; rebuilding")
+        elif stats.vectors != wanted:
+            log(f"[{size:,}] {path} has another real/derived vector split; rebuilding")
+        else:
             log(f"[{size:,}] reusing {path} (built earlier)")
             return Built(graph, stats, path)
-        log(f"[{size:,}] {path} does not match the generated graph; rebuilding")
-    stats = _build(graph, path, out_dir, generate_s, log)
+    stats = _build(graph, path, out_dir, generate_s, log, embed_cap)
     meta_path.write_text(
         json.dumps({"fingerprint": fingerprint, "stats": asdict(stats)}, indent=2) + "\n"
     )
     return Built(graph, stats, path)
 
 
+def _records(graph: SyntheticGraph, kind: type[Record]) -> Sequence[Record]:
+    if kind is Edge:
+        return graph.edges
+    if kind is Node:
+        return graph.nodes
+    return graph.episodes
+
+
 def _build(
-    graph: SyntheticGraph, path: Path, out_dir: Path, generate_s: float, log: Log
+    graph: SyntheticGraph,
+    path: Path,
+    out_dir: Path,
+    generate_s: float,
+    log: Log,
+    embed_cap: int | None,
 ) -> BuildStats:
     size = graph.size
     tmp = path.with_name(path.name + ".building")
@@ -114,11 +167,17 @@ def _build(
         log(f"[{size:,}] inserted records and provenance links in {insert_s:.1f} s")
 
         embedder = MiniLMEmbedder()
-        embed_s, embedded = 0.0, 0
-        for kind, records in ((Edge, graph.edges), (Node, graph.nodes), (Episode, graph.episodes)):
-            seconds, count = _embed(store, embedder, kind, records, graph, out_dir, log)
+        embed_s, embedded, derive_s = 0.0, 0, 0.0
+        vectors = vector_counts(graph, embed_cap)
+        for embedded_kind in KINDS:
+            real = vectors[embedded_kind.__name__.lower()]["real"]
+            of_kind = _records(graph, embedded_kind)
+            seconds, count, derived_s = _embed(
+                store, embedder, embedded_kind, of_kind, real, graph, out_dir, log
+            )
             embed_s += seconds
             embedded += count
+            derive_s += derived_s
     finally:
         store.close()
     for suffix in ("-wal", "-shm"):
@@ -148,6 +207,9 @@ def _build(
         node_links=sum(len(v) for v in graph.node_links.values()),
         edge_links=sum(len(v) for v in graph.edge_links.values()),
         embedder=embedder.model_id,
+        vectors=vectors,
+        embed_cap=embed_cap,
+        derive_s=round(derive_s, 3),
     )
 
 
@@ -163,29 +225,33 @@ def _embed(
     embedder: Embedder,
     kind: type[Record],
     records: Sequence[Record],
+    real: int,
     graph: SyntheticGraph,
     out_dir: Path,
     log: Log,
-) -> tuple[float, int]:
-    """Store vectors for ``records``: from the ``.npy`` cache when it matches, else embedded
-    now (with progress lines) and cached. Returns (seconds spent embedding, texts)."""
+) -> tuple[float, int, float]:
+    """Store vectors for ``records``: real ones for the first ``real`` records (from the
+    ``.npy`` cache as far as it goes, the rest embedded now with progress lines and added
+    to the cache), derived ones for the others. Returns (seconds spent embedding, texts
+    embedded, seconds spent deriving)."""
     label = f"[{graph.size:,}] embedding {kind.__name__.lower()}s"
     cache = out_dir / f"{stem(graph.size, graph.seed)}-{kind.__name__.lower()}.npy"
-    matrix: np.ndarray[Any, np.dtype[np.float32]] | None = None
+    have = np.zeros((0, embedder.dim), dtype=np.float32)
     if cache.exists():
-        loaded = np.load(cache)
-        if loaded.shape == (len(records), embedder.dim):
-            matrix = loaded.astype(np.float32, copy=False)
-            log(f"{label}: {len(records):,} vectors from {cache.name}")
+        loaded = np.load(cache, mmap_mode="r")
+        if loaded.ndim == 2 and loaded.shape[1] == embedder.dim and loaded.shape[0] <= len(records):
+            have = np.asarray(loaded[:real], dtype=np.float32)
+            log(f"{label}: {len(have):,} vectors from {cache.name}")
+    matrix = np.zeros((len(records), embedder.dim), dtype=np.float32)
+    matrix[: len(have)] = have
     seconds = 0.0
     count = 0
-    if matrix is None:
-        texts = [text_of(r) for r in records]
-        matrix = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    if len(have) < real:
+        texts = [text_of(r) for r in records[len(have) : real]]
         started = last = time.perf_counter()
         for start in range(0, len(texts), EMBED_CHUNK):
             end = min(start + EMBED_CHUNK, len(texts))
-            matrix[start:end] = embedder.embed(texts[start:end])
+            matrix[len(have) + start : len(have) + end] = embedder.embed(texts[start:end])
             now = time.perf_counter()
             if now - last > 5 or end == len(texts):
                 last = now
@@ -195,15 +261,38 @@ def _embed(
         seconds = time.perf_counter() - started
         count = len(texts)
         tmp = cache.with_name(cache.name + ".tmp.npy")
-        np.save(tmp, matrix)
+        np.save(tmp, matrix[:real])
         os.replace(tmp, cache)
+    started = time.perf_counter()
+    if real < len(records):
+        matrix[real:] = derive_vectors(matrix[:real], len(records) - real, graph.seed, kind)
+        log(f"{label}: {len(records) - real:,} derived from the {real:,} real vectors")
+    derive_s = time.perf_counter() - started
     owner = graph.graph.uuid
     for start in range(0, len(records), INSERT_CHUNK):
         chunk = records[start : start + INSERT_CHUNK]
         store.set_embeddings(
             kind, owner, [(r.uuid, matrix[start + i]) for i, r in enumerate(chunk)]
         )
-    return seconds, count
+    return seconds, count, derive_s
+
+
+def derive_vectors(
+    real: np.ndarray[Any, np.dtype[np.float32]], count: int, seed: int, kind: type[Record]
+) -> np.ndarray[Any, np.dtype[np.float32]]:
+    """``count`` unit vectors, each a seeded pick of ``real`` plus small seeded noise."""
+    if len(real) == 0:
+        raise ValueError("derived vectors need at least one real vector")
+    rng = np.random.default_rng([seed, KINDS.index(kind), len(real), count])
+    out = np.empty((count, real.shape[1]), dtype=np.float32)
+    step = 100_000
+    for start in range(0, count, step):
+        n = min(step, count - start)
+        picks = rng.integers(0, len(real), size=n)
+        block = real[picks] + rng.normal(0, DERIVED_NOISE, (n, real.shape[1])).astype(np.float32)
+        block /= np.linalg.norm(block, axis=1, keepdims=True)
+        out[start : start + n] = block
+    return out
 
 
 def working_copy(built: Built, out_dir: Path) -> Path:

@@ -219,26 +219,13 @@ def ingest_offline(db: Path, samples: Sequence[Sample], *, log: Log = print) -> 
     """The same users, threads and messages through the services in-process; then every
     queued task run in this thread (``ingest.worker.run_task``), timed alone."""
     from graphrecall.domain.inputs import MessageCreate, MessagesAdd, UserCreate
-    from graphrecall.ingest.context import IngestContext
-    from graphrecall.ingest.worker import run_task
-    from graphrecall.ml.embedder import MiniLMEmbedder
-    from graphrecall.ml.offline_extractor import OfflineExtractor
     from graphrecall.services import projects, threads, users
     from graphrecall.services.context import Context
     from graphrecall.store import open_store
 
     store = open_store(db)
     try:
-        embedder = TimedEmbedder(MiniLMEmbedder())
-        extractor = TimedExtractor(OfflineExtractor())
-        # Load both models first: their one-off load is reported, not counted as throughput.
-        started = time.perf_counter()
-        embedder.embed(["warm up"])
-        extractor.extract([ExtractionInput(text="I moved to Paris.", reference_time="2023")])
-        model_load_s = time.perf_counter() - started
-        embedder.seconds = embedder.texts = embedder.calls = 0
-        extractor.seconds = extractor.items = 0
-
+        embedder, extractor, model_load_s = timed_models()
         ctx = Context(store=store, embedder=embedder)
         project = projects.get_or_create_project(store)
         done: list[IngestedSample] = []
@@ -271,25 +258,60 @@ def ingest_offline(db: Path, samples: Sequence[Sample], *, log: Log = print) -> 
                 sessions += 1
             done.append(IngestedSample(sample, user.uuid, user.graph_uuid, episodes))
         add_s = time.perf_counter() - started
-
-        ictx = IngestContext(store, embedder, extractor)
-        failed: list[dict[str, Any]] = []
-        tasks = 0
-        started = time.perf_counter()
-        next_note = started + 15
-        while (task := store.claim_task()) is not None:
-            result = run_task(ictx, task)
-            tasks += 1
-            if result.status != "succeeded":
-                failed.append({"task": task.uuid, "status": result.status, "error": result.error})
-            if time.perf_counter() >= next_note:
-                log(f"  processing: {tasks} tasks done, {time.perf_counter() - started:.0f} s")
-                next_note = time.perf_counter() + 15
-        seconds = time.perf_counter() - started
+        tasks, failed, seconds = drain_tasks(store, embedder, extractor, log=log)
     finally:
         store.close()
+    breakdown = time_breakdown(seconds, model_load_s, embedder, extractor)
+    return IngestRun(done, messages, sessions, seconds, add_s, tasks, failed, breakdown)
+
+
+def timed_models() -> tuple[TimedEmbedder, TimedExtractor, float]:
+    """The offline embedder and extractor, loaded (their one-off load is reported, not
+    counted as throughput) and wrapped to time what the pipeline asks of them."""
+    from graphrecall.ml.embedder import MiniLMEmbedder
+    from graphrecall.ml.offline_extractor import OfflineExtractor
+
+    embedder = TimedEmbedder(MiniLMEmbedder())
+    extractor = TimedExtractor(OfflineExtractor())
+    started = time.perf_counter()
+    embedder.embed(["warm up"])
+    extractor.extract([ExtractionInput(text="I moved to Paris.", reference_time="2023")])
+    model_load_s = time.perf_counter() - started
+    embedder.seconds = embedder.texts = embedder.calls = 0
+    extractor.seconds = extractor.items = 0
+    return embedder, extractor, model_load_s
+
+
+def drain_tasks(
+    store: Store, embedder: Embedder, extractor: Extractor, *, log: Log = print
+) -> tuple[int, list[dict[str, Any]], float]:
+    """Run every queued task in this thread (``ingest.worker.run_task``), oldest first:
+    (tasks run, the failed ones, seconds)."""
+    from graphrecall.ingest.context import IngestContext
+    from graphrecall.ingest.worker import run_task
+
+    ictx = IngestContext(store, embedder, extractor)
+    failed: list[dict[str, Any]] = []
+    tasks = 0
+    started = time.perf_counter()
+    next_note = started + 15
+    while (task := store.claim_task()) is not None:
+        result = run_task(ictx, task)
+        tasks += 1
+        if result.status != "succeeded":
+            failed.append({"task": task.uuid, "status": result.status, "error": result.error})
+        if time.perf_counter() >= next_note:
+            log(f"  processing: {tasks} tasks done, {time.perf_counter() - started:.0f} s")
+            next_note = time.perf_counter() + 15
+    return tasks, failed, time.perf_counter() - started
+
+
+def time_breakdown(
+    seconds: float, model_load_s: float, embedder: TimedEmbedder, extractor: TimedExtractor
+) -> dict[str, Any]:
+    """Where ``seconds`` of task processing went: embedding, extraction, the rest."""
     rest = seconds - embedder.seconds - extractor.seconds
-    breakdown = {
+    return {
         "model_load_s": round(model_load_s, 3),
         "embed_s": round(embedder.seconds, 3),
         "embed_calls": embedder.calls,
@@ -309,7 +331,6 @@ def ingest_offline(db: Path, samples: Sequence[Sample], *, log: Log = print) -> 
             "rest": round(rest / seconds, 3) if seconds else None,
         },
     }
-    return IngestRun(done, messages, sessions, seconds, add_s, tasks, failed, breakdown)
 
 
 # -- what the graph holds ------------------------------------------------------------------

@@ -95,86 +95,153 @@ class Measurement:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_common_arguments(
+        parser, sizes="10000,100000", queries=200, layers=LAYERS, case_budget=120.0,
+        json_name="search.json",
+    )  # fmt: skip
+
+
+def add_common_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    sizes: str,
+    queries: int,
+    layers: Sequence[str],
+    case_budget: float,
+    json_name: str,
+) -> None:
+    """The options every benchmark built on this runner takes (``bench search``,
+    ``bench scale``), with that benchmark's defaults."""
     parser.add_argument(
-        "--sizes", default="10000,100000", help="facts per graph, comma-separated (10000,100000)"
+        "--sizes", default=sizes, help=f"facts per graph, comma-separated ({sizes})"
     )
-    parser.add_argument("--queries", type=int, default=200, help="questions per case (200)")
+    parser.add_argument(
+        "--queries", type=int, default=queries, help=f"questions per case ({queries})"
+    )
     parser.add_argument("--seed", type=int, default=7, help="seed of graphs and questions (7)")
     parser.add_argument(
         "--out", default="bench-out", help="cache and output directory (bench-out/)"
     )
-    parser.add_argument("--json", help="where to write the results (default OUT/search.json)")
+    parser.add_argument("--json", help=f"where to write the results (default OUT/{json_name})")
     parser.add_argument(
         "--cases", help=f"comma-separated subset of: {', '.join(CASES_BY_NAME)} (default all)"
     )
     parser.add_argument(
-        "--layers", default=",".join(LAYERS), help="comma-separated subset of engine,service,sdk"
+        "--layers",
+        default=",".join(layers),
+        help=f"comma-separated subset of engine,service,sdk ({','.join(layers)})",
     )
     parser.add_argument("--warmup", type=int, default=10, help="untimed calls per case (10)")
     parser.add_argument(
         "--case-budget",
         type=float,
-        default=120.0,
-        help="seconds one case may take per layer; slower cases stop early (120)",
+        default=case_budget,
+        help=f"seconds one case may take per layer; slower cases stop early ({case_budget:g})",
     )
 
 
-def run(args: argparse.Namespace) -> int:
+@dataclass
+class Plan:
+    """What one run of the runner measures, from the command-line options."""
+
+    sizes: list[int]
+    cases: list[Case]
+    layers: list[str]
+    out_dir: Path
+    json_path: Path
+    queries: int
+    seed: int
+    warmup: int
+    case_budget: float
+
+
+def make_plan(args: argparse.Namespace, json_name: str) -> Plan:
     sizes = [int(s.replace("_", "")) for s in str(args.sizes).split(",") if s.strip()]
     cases = _pick(args.cases, CASES_BY_NAME, "case") if args.cases else list(CASES)
     layers = _pick(args.layers, {name: name for name in LAYERS}, "layer")
-    if args.queries < 1 or any(size < 1 for size in sizes):
+    if args.queries < 1 or not sizes or any(size < 1 for size in sizes):
         raise ValueError("--queries and --sizes must be positive")
     out_dir = Path(args.out)
-    json_path = Path(args.json) if args.json else out_dir / "search.json"
-    result: dict[str, Any] = {
-        "benchmark": "search",
+    return Plan(
+        sizes=sizes,
+        cases=cases,
+        layers=layers,
+        out_dir=out_dir,
+        json_path=Path(args.json) if args.json else out_dir / json_name,
+        queries=args.queries,
+        seed=args.seed,
+        warmup=args.warmup,
+        case_budget=args.case_budget,
+    )
+
+
+def new_result(benchmark: str, plan: Plan) -> dict[str, Any]:
+    """The JSON document's header: what ran, where, with which parameters."""
+    return {
+        "benchmark": benchmark,
         "version": 1,
         "started_at": to_iso(datetime.now().astimezone()),
         "machine": machine(),
+        "code": code_version(),
         "params": {
-            "sizes": sizes,
-            "queries": args.queries,
-            "seed": args.seed,
+            "sizes": plan.sizes,
+            "queries": plan.queries,
+            "seed": plan.seed,
             "page_size": PAGE_SIZE,
-            "warmup": args.warmup,
-            "case_budget_s": args.case_budget,
-            "cases": [c.name for c in cases],
-            "layers": layers,
+            "warmup": plan.warmup,
+            "case_budget_s": plan.case_budget,
+            "cases": [c.name for c in plan.cases],
+            "layers": plan.layers,
         },
-        "target": dict(TARGET),
         "runs": [],
     }
-    for size in sizes:
-        built = ensure_db(size, args.seed, out_dir)
-        db = working_copy(built, out_dir)
-        queries = make_queries(built.graph, args.queries, args.seed)
-        load_before = _loadavg()
-        measured: list[Measurement] = []
-        extra: dict[str, Any] = {}
-        try:
-            if "engine" in layers or "service" in layers:
-                measured += _in_process(db, built, queries, cases, layers, args, extra)
-            if "sdk" in layers:
-                measured += _through_sdk(db, built, queries, cases, args, out_dir, extra)
-        finally:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{db}{suffix}").unlink(missing_ok=True)
-        run_result = {
-            "size": size,
-            "build": asdict(built.stats),
-            "extra": extra,
-            "loadavg_before": load_before,
-            "loadavg_after": _loadavg(),
-            "results": [asdict(m) for m in measured],
-        }
+
+
+def run(args: argparse.Namespace) -> int:
+    plan = make_plan(args, "search.json")
+    result = {**new_result("search", plan), "target": dict(TARGET)}
+    for size in plan.sizes:
+        run_result = run_size(ensure_db(size, plan.seed, plan.out_dir), plan)
         result["runs"].append(run_result)
-        print(report.table(run_result, args.queries), flush=True)
+        print(report.table(run_result, plan.queries), flush=True)
         result["target"]["verdicts"] = report.verdicts(result)
-        _write(json_path, result)
+        _write(plan.json_path, result)
     print(report.target_lines(result), flush=True)
-    print(f"wrote {json_path}", flush=True)
+    print(f"wrote {plan.json_path}", flush=True)
     return 0
+
+
+def run_size(
+    built: Built, plan: Plan, *, on_copy: Callable[[Path], dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Measure every case of ``plan`` on every layer against a throw-away copy of the
+    built database; then ``on_copy(copy)`` (which may change it: it runs last) adds its
+    keys to the result. The copy is deleted afterwards."""
+    db = working_copy(built, plan.out_dir)
+    queries = make_queries(built.graph, plan.queries, plan.seed)
+    load_before = _loadavg()
+    measured: list[Measurement] = []
+    extra: dict[str, Any] = {}
+    more: dict[str, Any] = {}
+    try:
+        if "engine" in plan.layers or "service" in plan.layers:
+            measured += _in_process(db, built, queries, plan, extra)
+        if "sdk" in plan.layers:
+            measured += _through_sdk(db, built, queries, plan, extra)
+        if on_copy is not None:
+            more = on_copy(db)
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+    return {
+        "size": built.graph.size,
+        "build": asdict(built.stats),
+        "extra": extra,
+        "loadavg_before": load_before,
+        "loadavg_after": _loadavg(),
+        "results": [asdict(m) for m in measured],
+        **more,
+    }
 
 
 def _pick(text: str, known: dict[str, Any], what: str) -> list[Any]:
@@ -264,13 +331,7 @@ def _progress(size: int, m: Measurement) -> None:
 
 
 def _in_process(
-    db: Path,
-    built: Built,
-    queries: Sequence[Query],
-    cases: Sequence[Case],
-    layers: Sequence[str],
-    args: argparse.Namespace,
-    extra: dict[str, Any],
+    db: Path, built: Built, queries: Sequence[Query], plan: Plan, extra: dict[str, Any]
 ) -> list[Measurement]:
     from graphrecall.config import Settings
     from graphrecall.domain.models import Project
@@ -317,23 +378,23 @@ def _in_process(
             lambda q: [str(embedder.embed([q.text]).shape)],
             queries,
             lambda q: "",
-            warmup=args.warmup,
-            budget_s=args.case_budget,
+            warmup=plan.warmup,
+            budget_s=plan.case_budget,
         )
         extra["query_embedding_ms"] = {"p50": embedded.p50_ms, "p95": embedded.p95_ms}
-        for case in cases:
+        for case in plan.cases:
             if case.scope not in engine.SCOPES:
                 continue  # get_context is measured through the SDK only
             spec = engine.SCOPES[case.scope]
-            if "engine" in layers:
+            if "engine" in plan.layers:
 
                 def call_engine(q: Query, case: Case = case, spec: Any = spec) -> list[str]:
                     opts = search.options(params_for(case, q, hub), case.scope)
                     run = engine.search(store, embedder, ctx.cross_encoder, spec, graph_uuid, opts)
                     return [h.uuid for h in run.hits[:PAGE_SIZE]]
 
-                out.append(_timed_case(case, "engine", call_engine, queries, args, size))
-            if "service" in layers:
+                out.append(_timed_case(case, "engine", call_engine, queries, plan, size))
+            if "service" in plan.layers:
 
                 def call_service(q: Query, case: Case = case) -> list[str]:
                     _, found, _ = search.search(
@@ -347,7 +408,7 @@ def _in_process(
                     )
                     return [record.uuid for record, _ in found]
 
-                out.append(_timed_case(case, "service", call_service, queries, args, size))
+                out.append(_timed_case(case, "service", call_service, queries, plan, size))
     finally:
         store.close()
     return out
@@ -358,7 +419,7 @@ def _timed_case(
     layer: str,
     call: Callable[[Query], list[str]],
     queries: Sequence[Query],
-    args: argparse.Namespace,
+    plan: Plan,
     size: int,
 ) -> Measurement:
     """Measure one case on one layer and print its progress line."""
@@ -368,8 +429,8 @@ def _timed_case(
         call,
         queries,
         expected_for(case.scope),
-        warmup=args.warmup,
-        budget_s=args.case_budget,
+        warmup=plan.warmup,
+        budget_s=plan.case_budget,
     )
     _progress(size, m)
     return m
@@ -414,13 +475,7 @@ def params_for(case: Case, q: Query, hub: str) -> Any:
 
 
 def _through_sdk(
-    db: Path,
-    built: Built,
-    queries: Sequence[Query],
-    cases: Sequence[Case],
-    args: argparse.Namespace,
-    out_dir: Path,
-    extra: dict[str, Any],
+    db: Path, built: Built, queries: Sequence[Query], plan: Plan, extra: dict[str, Any]
 ) -> list[Measurement]:
     try:
         from zep_cloud import Zep
@@ -441,7 +496,7 @@ def _through_sdk(
     hub = built.graph.hub_uuid
     size = built.graph.size
     out: list[Measurement] = []
-    log_path = out_dir / f"server-n{size}.log"
+    log_path = plan.out_dir / f"server-n{size}.log"
     started = time.perf_counter()
     with ServerProcess(db, API_KEY, log_path) as server:
         extra["server_start_ms"] = round((time.perf_counter() - started) * 1000, 3)
@@ -454,7 +509,7 @@ def _through_sdk(
         since = DateFilter(field="created_at", operator="gte", value=FILTER_SINCE)
         current = DateFilter(field="expired_at", operator="is_null")
         dates = DateFilters(any_of=[DateFilterGroup(all_of=[since, current])])
-        for case in cases:
+        for case in plan.cases:
 
             def call(q: Query, case: Case = case) -> list[str]:
                 kwargs: dict[str, Any] = {"query": q.text, "page_size": PAGE_SIZE}
@@ -478,7 +533,7 @@ def _through_sdk(
                 pager: Any = methods[case.scope](graph_uuid, **kwargs)
                 return [str(item.uuid_) for item in pager.items or ()]
 
-            out.append(_timed_case(case, "sdk", call, queries, args, size))
+            out.append(_timed_case(case, "sdk", call, queries, plan, size))
     return out
 
 
@@ -512,6 +567,32 @@ def machine() -> dict[str, Any]:
         "numpy": np.__version__,
         "onnxruntime": getattr(onnxruntime, "__version__", "?"),
     }
+
+
+def code_version() -> dict[str, Any] | None:
+    """The git commit measured and the source files changed on top of it (other work in
+    progress in the tree is part of what was measured); None outside a git checkout."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[3]
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--", "src"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"commit": commit, "changed": [line[3:] for line in status.splitlines()]}
 
 
 def _loadavg() -> list[float] | None:
