@@ -12,6 +12,7 @@ import binascii
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
@@ -46,6 +47,7 @@ from graphrecall.domain.models import (
 )
 from graphrecall.domain.predicates import Predicate
 from graphrecall.store.base import R, Scope, Store, Vector
+from graphrecall.store.sqlite import fulltext
 from graphrecall.store.sqlite.migrations import migrate
 from graphrecall.store.sqlite.predicates import Compiler, register_functions
 
@@ -67,6 +69,8 @@ TABLES: dict[type[Record], str] = {
     Ontology: "ontologies",
     ContextTemplate: "context_templates",
 }
+# How long a table's cached row count is trusted (see ``_row_count``).
+ROW_COUNT_TTL_S = 30.0
 JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
 JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
 # The tenant column of record kinds not owned by a graph (embeddings are kept per owner).
@@ -98,6 +102,7 @@ class SQLiteStore(Store):
         self._matrices: dict[
             tuple[str, str], tuple[int, list[str], dict[str, int], npt.NDArray[np.float32]]
         ] = {}
+        self._row_counts: dict[str, tuple[float, int]] = {}
         register_functions(self._conn)
         with self._lock:
             migrate(self._conn)
@@ -496,18 +501,47 @@ class SQLiteStore(Store):
         if not terms:
             return []
         table = self._table(kind)
-        match = " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+        plan = fulltext.match_plan(
+            terms,
+            self._row_count(table),
+            lambda term: int(
+                self._query(
+                    f"SELECT count(*) FROM {table}_fts WHERE {table}_fts MATCH ?",
+                    [fulltext.quote(term)],
+                )[0][0]
+            ),
+        )
         sql_where, params = self._where(kind, scope, where)
-        rows = self._query(
-            f"SELECT t.uuid, -bm25({table}_fts) AS score FROM {table}_fts"
-            # CROSS JOIN keeps the full-text index as the outer loop: the planner would
-            # otherwise drive from an indexed filter and run MATCH once per row.
+        # CROSS JOIN keeps the full-text index as the outer loop: the planner would
+        # otherwise drive from an indexed filter and run MATCH once per row.
+        select = (
+            f"SELECT t.uuid AS uuid, -bm25({table}_fts) AS score FROM {table}_fts"
             f" CROSS JOIN {table} t ON t.rowid = {table}_fts.rowid"
             f" WHERE {table}_fts MATCH ? AND {sql_where}"
-            f" ORDER BY bm25({table}_fts), t.uuid LIMIT {int(limit)}",
-            [match, *params],
         )
-        return [(r[0], float(r[1])) for r in rows]
+
+        def ranked(matches: Sequence[str]) -> list[tuple[str, float]]:
+            rows = self._query(
+                " UNION ALL ".join([select] * len(matches))
+                + f" ORDER BY score DESC, uuid LIMIT {int(limit)}",
+                [v for match in matches for v in (match, *params)],
+            )
+            return [(r[0], float(r[1])) for r in rows]
+
+        found = ranked(plan.first)
+        if plan.fill is not None and len(found) < limit:
+            found = sorted([*found, *ranked([plan.fill])], key=lambda r: (-r[1], r[0]))
+        return found[:limit]
+
+    def _row_count(self, table: str) -> int:
+        """The table's row count, re-read at most every :data:`ROW_COUNT_TTL_S` seconds
+        (it only decides whether a term can be common)."""
+        now = time.monotonic()
+        cached = self._row_counts.get(table)
+        if cached is None or now - cached[0] > ROW_COUNT_TTL_S:
+            cached = (now, int(self._query(f"SELECT count(*) FROM {table}")[0][0]))
+            self._row_counts[table] = cached
+        return cached[1]
 
     def vector_search(
         self,

@@ -1,0 +1,75 @@
+"""How a query's terms become FTS5 MATCH expressions.
+
+FTS5 has no early termination: ``ORDER BY bm25() LIMIT k`` scores every row that matches
+any term. A term found in a large share of the rows (in a user's graph, the user's own
+name is in a quarter of the facts) makes every query that names it score tens of
+thousands of rows, ~50 ms at 100k facts, for the term that says least about relevance
+(its IDF is small).
+
+So, like Elasticsearch's ``cutoff_frequency`` ("common terms") query, a term found in at
+least :data:`COMMON_SHARE` of the rows and :data:`COMMON_MIN_ROWS` rows, and in
+:data:`COMMON_RATIO` times as many rows as the query's rarest term, is *common*. When a
+query has both common and rarer terms, the rows ranked are those that match a rarer term,
+split into two MATCH expressions so that each row still gets its full BM25 score over
+every term of the query (BM25 sums per-term parts; a row with none of the common terms
+gets 0 from them):
+
+- ``(rare...) AND (common...)`` and
+- ``(rare...) NOT (common...)``.
+
+Rows that match only common terms (``(common...) NOT (rare...)``, the expensive part) are
+ranked only when the rarer terms match fewer rows than were asked for; then the result is
+exactly the plain query's, except that rows matching only terms found in half the table
+or more are not ranked (FTS5 floors such a term's IDF at 1e-6, so they would score ~0).
+Otherwise rows matching only common terms are left out, as Elasticsearch does. A query of
+common terms only, or one against a small table, is matched as it is. Every score
+returned is exactly that of the plain ``OR`` query (tested).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+# A term is common when it is in at least this share of the rows and this many rows.
+COMMON_SHARE = 0.05
+COMMON_MIN_ROWS = 5_000
+# ... and in at least this many times as many rows as the query's rarest term.
+COMMON_RATIO = 2.0
+
+
+def quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def any_of(terms: Sequence[str]) -> str:
+    return " OR ".join(quote(t) for t in terms)
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    first: list[str]  # MATCH expressions whose (disjoint) union is ranked first
+    # Ranked too, and merged by score, only when ``first`` found fewer rows than asked.
+    fill: str | None = None
+
+
+def match_plan(terms: Sequence[str], total_rows: int, row_count: Callable[[str], int]) -> MatchPlan:
+    """How to match ``terms``: ``total_rows`` is the table's row count, ``row_count(term)``
+    how many rows match a term (only asked when the table is big enough)."""
+    cutoff = max(COMMON_MIN_ROWS, COMMON_SHARE * total_rows)
+    if len(terms) < 2 or total_rows < cutoff:
+        return MatchPlan([any_of(terms)])
+    rows = {t: row_count(t) for t in terms}
+    fewest = min(rows.values())
+    # Common: frequent, and much more frequent than the query's rarest term.
+    common = [t for t in terms if rows[t] >= cutoff and rows[t] >= COMMON_RATIO * fewest]
+    rare = [t for t in terms if t not in common]
+    if not common:
+        return MatchPlan([any_of(terms)])
+    # FTS5 floors the IDF of a term found in half the rows or more at 1e-6: rows matching
+    # only such terms would score ~0, so they are not worth ranking as a fill.
+    weighty = [t for t in common if rows[t] < total_rows / 2]
+    return MatchPlan(
+        [f"({any_of(rare)}) AND ({any_of(common)})", f"({any_of(rare)}) NOT ({any_of(common)})"],
+        fill=f"({any_of(weighty)}) NOT ({any_of(rare)})" if weighty else None,
+    )

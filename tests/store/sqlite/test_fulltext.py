@@ -1,0 +1,105 @@
+"""Common-term matching (store/sqlite/fulltext.py): same scores as the plain OR query,
+fewer rows scored."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graphrecall.domain import clock
+from graphrecall.domain.ids import new_id
+from graphrecall.domain.models import Edge
+from graphrecall.store import Store, open_store
+from graphrecall.store.sqlite import fulltext
+
+GRAPH = "g-fulltext"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = open_store(tmp_path / "fulltext.db")
+    yield s
+    s.close()
+
+
+def facts(store: Store, texts: list[str]) -> None:
+    stamp = clock.now()
+    store.insert(
+        [
+            Edge(
+                uuid=new_id(),
+                graph_uuid=GRAPH,
+                name="REL",
+                fact=text,
+                source_node_uuid=new_id(),
+                target_node_uuid=new_id(),
+                created_at=stamp,
+                updated_at=stamp,
+            )
+            for text in texts
+        ]
+    )
+
+
+def search(store: Store, terms: list[str], limit: int, *, plain: bool) -> list[tuple[str, float]]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fulltext, "COMMON_MIN_ROWS", 10**9 if plain else 10)
+        return store.text_search(Edge, {"graph_uuid": GRAPH}, terms, limit=limit)
+
+
+def corpus(store: Store, jordan_only: int) -> None:
+    facts(
+        store,
+        [f"jordan visited place{i}" for i in range(jordan_only)]
+        + [f"jordan plays tennis weekly {i}" for i in range(3)]
+        + ["tennis court booked", "tennis racket strings"]
+        + [f"filler text number{i}" for i in range(95 - jordan_only)],
+    )
+
+
+def test_plan_splits_only_much_more_frequent_terms() -> None:
+    counts = {"jordan": 55_000, "ellis": 55_000, "work": 8_500, "lisbon": 4_400}
+    plan = fulltext.match_plan(["jordan", "ellis", "work"], 72_000, counts.__getitem__)
+    assert plan.first == [
+        '("work") AND ("jordan" OR "ellis")',
+        '("work") NOT ("jordan" OR "ellis")',
+    ]
+    assert plan.fill is None  # jordan and ellis are in over half the rows: IDF ~0
+    # Frequent but comparable terms, or a small table: the plain OR query.
+    assert fulltext.match_plan(["work", "lisbon"], 72_000, counts.__getitem__).first == [
+        '"work" OR "lisbon"'
+    ]
+    assert fulltext.match_plan(["jordan", "lisbon"], 900, counts.__getitem__).fill is None
+    plan = fulltext.match_plan(["lisbon", "work"], 100_000, {"lisbon": 10, "work": 9_000}.get)
+    assert plan.fill == '("work") NOT ("lisbon")'
+
+
+def test_enough_rare_matches_rank_exactly_like_the_plain_query(store: Store) -> None:
+    corpus(store, jordan_only=40)
+    split = search(store, ["jordan", "tennis"], 3, plain=False)
+    plain = search(store, ["jordan", "tennis"], 3, plain=True)
+    assert [u for u, _ in split] == [u for u, _ in plain]
+    assert [s for _, s in split] == pytest.approx([s for _, s in plain])
+    # Every row returned has its full score, common term included.
+    everything = dict(search(store, ["jordan", "tennis"], 100, plain=True))
+    assert all(everything[u] == pytest.approx(s) for u, s in split)
+
+
+def test_too_few_rare_matches_are_filled_from_the_common_term(store: Store) -> None:
+    corpus(store, jordan_only=40)
+    split = search(store, ["jordan", "tennis"], 20, plain=False)
+    plain = search(store, ["jordan", "tennis"], 20, plain=True)
+    assert len(split) == 20
+    assert [u for u, _ in split] == [u for u, _ in plain]
+    assert [s for _, s in split] == pytest.approx([s for _, s in plain])
+
+
+def test_rows_with_only_near_universal_terms_are_not_ranked(store: Store) -> None:
+    corpus(store, jordan_only=60)  # jordan in 63 of 100 rows: FTS5 floors its IDF
+    split = search(store, ["jordan", "tennis"], 20, plain=False)
+    plain = search(store, ["jordan", "tennis"], 20, plain=True)
+    assert len(plain) == 20
+    assert len(split) == 5  # the rows that mention tennis
+    assert [u for u, _ in split] == [u for u, _ in plain[:5]]
