@@ -125,8 +125,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestContext)
 
     @app.get("/healthz", include_in_schema=False)
-    def healthz() -> dict[str, str]:
-        return {"status": "ok", "version": __version__}
+    def healthz() -> dict[str, object]:
+        return {
+            "status": "ok",
+            "version": __version__,
+            "vector_indexes": store.vector_index_status(),
+        }
 
     return app
 

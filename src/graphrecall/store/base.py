@@ -40,6 +40,11 @@ class Store(ABC):
         this thread: another one would wait for the transaction to end)."""
         return False
 
+    def vector_index_status(self) -> dict[str, int]:
+        """Approximate vector indexes: how many are ``ready`` and how many ``building``
+        (empty for a backend that builds none)."""
+        return {}
+
     # -- records ---------------------------------------------------------------------
     @abstractmethod
     def insert(self, records: Sequence[Record]) -> None: ...

@@ -48,8 +48,9 @@ from graphrecall.domain.models import (
 from graphrecall.domain.predicates import Predicate
 from graphrecall.store.base import R, Scope, Store, Vector
 from graphrecall.store.sqlite import fulltext
-from graphrecall.store.sqlite.migrations import migrate
+from graphrecall.store.sqlite.migrations import FTS_COLUMN_WEIGHTS, migrate
 from graphrecall.store.sqlite.predicates import Compiler, register_functions
+from graphrecall.store.sqlite.vector_index import VectorIndexes
 
 TABLES: dict[type[Record], str] = {
     Project: "projects",
@@ -103,6 +104,7 @@ class SQLiteStore(Store):
             tuple[str, str], tuple[int, list[str], dict[str, int], npt.NDArray[np.float32]]
         ] = {}
         self._row_counts: dict[str, tuple[float, int]] = {}
+        self._ann = VectorIndexes()
         register_functions(self._conn)
         with self._lock:
             migrate(self._conn)
@@ -115,6 +117,7 @@ class SQLiteStore(Store):
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
+        self._ann.close()
         with self._lock, self._reader_lock:
             self._reader.close()
             self._conn.close()
@@ -140,6 +143,9 @@ class SQLiteStore(Store):
                 raise
             self._depth, self._owner = 0, None
             self._conn.execute("COMMIT")
+
+    def vector_index_status(self) -> dict[str, int]:
+        return self._ann.status()
 
     def in_transaction(self) -> bool:
         return self._depth > 0 and self._owner == threading.get_ident()
@@ -514,8 +520,9 @@ class SQLiteStore(Store):
         sql_where, params = self._where(kind, scope, where)
         # CROSS JOIN keeps the full-text index as the outer loop: the planner would
         # otherwise drive from an indexed filter and run MATCH once per row.
+        weights = "".join(f", {w}" for w in FTS_COLUMN_WEIGHTS.get(table, ()))
         select = (
-            f"SELECT t.uuid AS uuid, -bm25({table}_fts) AS score FROM {table}_fts"
+            f"SELECT t.uuid AS uuid, -bm25({table}_fts{weights}) AS score FROM {table}_fts"
             f" CROSS JOIN {table} t ON t.rowid = {table}_fts.rowid"
             f" WHERE {table}_fts MATCH ? AND {sql_where}"
         )
@@ -570,6 +577,11 @@ class SQLiteStore(Store):
                 return []
             scores = matrix[rows] @ vector
         else:
+            approximate = self._ann.search(
+                (self._table(kind), owner_uuid), uuids, matrix, vector, limit
+            )
+            if approximate is not None:
+                return [(uuids[row], score) for row, score in approximate]
             rows = np.arange(len(uuids))
             scores = matrix @ vector
         k = min(limit, scores.shape[0])

@@ -1,0 +1,143 @@
+"""The HNSW vector index (store/sqlite/vector_index.py): exact until built, then the same
+neighbours as exact search, current after writes, rebuilt when the delta grows."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from graphrecall.domain import clock
+from graphrecall.domain.ids import new_id
+from graphrecall.domain.models import Node
+from graphrecall.store import Store, open_store
+from graphrecall.store.sqlite import vector_index
+from graphrecall.store.sqlite.vector_index import VectorIndexes
+
+DIM = 16
+KEY = ("nodes", "g")
+
+
+def unit(rows: int, seed: int) -> npt.NDArray[np.float32]:
+    m = np.random.default_rng(seed).normal(size=(rows, DIM)).astype(np.float32)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def exact(matrix: npt.NDArray[np.float32], q: npt.NDArray[np.float32], k: int) -> list[int]:
+    return [int(i) for i in np.argsort(-(matrix @ q), kind="stable")[:k]]
+
+
+def wait_ready(indexes: VectorIndexes, ready: int = 1) -> None:
+    deadline = time.monotonic() + 30
+    while indexes.status() != {"ready": ready, "building": 0}:
+        assert time.monotonic() < deadline, indexes.status()
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def indexes() -> Iterator[VectorIndexes]:
+    built = VectorIndexes(min_rows=100)
+    yield built
+    built.close()
+
+
+def test_small_owners_stay_exact(indexes: VectorIndexes) -> None:
+    matrix = unit(99, 1)
+    assert indexes.search(KEY, [str(i) for i in range(99)], matrix, matrix[0], 5) is None
+    assert indexes.status() == {"ready": 0, "building": 0}
+
+
+def test_exact_until_built_then_same_neighbours(indexes: VectorIndexes) -> None:
+    matrix = unit(500, 2)
+    uuids = [f"u{i}" for i in range(500)]
+    assert indexes.search(KEY, uuids, matrix, matrix[0], 10) is None  # starts a build
+    wait_ready(indexes)
+    for q in unit(20, 3):
+        found = indexes.search(KEY, uuids, matrix, q, 10)
+        assert found is not None
+        assert [r for r, _ in found] == exact(matrix, q, 10)
+        assert [s for _, s in found] == pytest.approx((matrix @ q)[exact(matrix, q, 10)])
+
+
+def test_answers_follow_writes_made_after_the_snapshot(indexes: VectorIndexes) -> None:
+    matrix = unit(500, 4)
+    uuids = [f"u{i}" for i in range(500)]
+    indexes.search(KEY, uuids, matrix, matrix[0], 10)
+    wait_ready(indexes)
+    # Now: u0 deleted, u1's vector changed, one new row; order of rows reshuffled.
+    changed = matrix.copy()
+    changed[1] = unit(1, 5)[0]
+    new = unit(1, 6)
+    current = np.vstack([changed[1:], new])[::-1].copy()
+    current_uuids = ([*uuids[1:], "new"])[::-1]
+    for q in (matrix[0], matrix[1], changed[1], new[0]):
+        found = indexes.search(KEY, current_uuids, current, q, 10)
+        assert found is not None
+        assert [r for r, _ in found] == exact(current, q, 10)
+    assert indexes.status()["ready"] == 1  # 2 changed rows of 500: no rebuild
+
+
+def test_a_large_delta_rebuilds_in_the_background(indexes: VectorIndexes) -> None:
+    matrix = unit(500, 7)
+    uuids = [f"u{i}" for i in range(500)]
+    indexes.search(KEY, uuids, matrix, matrix[0], 10)
+    wait_ready(indexes)
+    grown = np.vstack([matrix, unit(100, 8)])
+    grown_uuids = [*uuids, *(f"n{i}" for i in range(100))]
+    q = grown[550]
+    found = indexes.search(KEY, grown_uuids, grown, q, 10)  # delta 100 > 10 %: rebuild
+    assert found is not None and found[0][0] == 550
+    wait_ready(indexes)
+    snapshot = indexes._snapshots[KEY]
+    assert len(snapshot.uuids) == 600
+
+
+def test_store_vector_search_uses_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vector_index, "ANN_MIN_ROWS", 150)
+    store: Store = open_store(tmp_path / "ann.db")
+    try:
+        stamp = clock.now()
+        nodes = [
+            Node(
+                uuid=new_id(),
+                graph_uuid="g",
+                name=f"n{i}",
+                labels=["Entity"],
+                created_at=stamp,
+                updated_at=stamp,
+            )
+            for i in range(200)
+        ]
+        store.insert(nodes)
+        matrix = unit(200, 9)
+        store.set_embeddings(Node, "g", [(n.uuid, matrix[i]) for i, n in enumerate(nodes)])
+        scope = {"graph_uuid": "g"}
+        first = store.vector_search(Node, "g", matrix[3], scope=scope, limit=5)
+        deadline = time.monotonic() + 30
+        while store.vector_index_status() != {"ready": 1, "building": 0}:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        second = store.vector_search(Node, "g", matrix[3], scope=scope, limit=5)
+        assert [u for u, _ in second] == [u for u, _ in first]
+        assert second[0] == (nodes[3].uuid, pytest.approx(1.0))
+        # A vector written after the build is found.
+        extra = Node(
+            uuid=new_id(),
+            graph_uuid="g",
+            name="x",
+            labels=["Entity"],
+            created_at=stamp,
+            updated_at=stamp,
+        )
+        store.insert([extra])
+        store.set_embeddings(Node, "g", [(extra.uuid, unit(1, 10)[0])])
+        top = store.vector_search(Node, "g", unit(1, 10)[0], scope=scope, limit=1)
+        assert top[0][0] == extra.uuid
+    finally:
+        store.close()
