@@ -70,6 +70,11 @@ class ServerProcess:
         self.stop()
         raise RuntimeError(f"the server did not come up in {self.startup_timeout:.0f} s")
 
+    def vector_index_status(self) -> dict[str, int]:
+        """The server's HNSW index builds (``ready``, ``building``), from ``/healthz``."""
+        health = httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=10).json()
+        return dict(health.get("vector_indexes", {}))
+
     def __exit__(
         self,
         exc_type: type[BaseException] | None,
