@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from datetime import datetime
 
 from graphrecall.domain.models import (
     Edge,
@@ -14,6 +15,7 @@ from graphrecall.domain.models import (
     Record,
     ThreadSummary,
 )
+from graphrecall.domain.predicates import Column
 from graphrecall.ml.embedder import Embedder, EmbedderUnavailable
 from graphrecall.store.base import Store
 
@@ -39,6 +41,70 @@ def text_of(record: Record) -> str:
     raise TypeError(f"{type(record).__name__} is not embedded")
 
 
+# How much of the previous message an episode's vector text keeps (the index keeps the
+# same amount: store.sqlite.migrations.CONTEXT_CHARS).
+CONTEXT_CHARS = 300
+
+
+def contextual_text(episode: Episode, previous: Episode | None) -> str:
+    """What an episode's vector stands for: contextual retrieval. A chat message alone is
+    often meaningless ("5 years already!"), so it is embedded with its date and the start of
+    the message it replies to: "On 8 May 2023, Mel: 5 years already!\n(replying to
+    Caroline: How long have you been married?)". The message comes first: the embedder
+    reads only its first 128 tokens. On LoCoMo (10 samples) this lifts vector-only evidence
+    recall@10 from 41 % to ... (docs/benchmarks.md)."""
+    text = text_of(episode)
+    day = _day(episode.reference_time)
+    if day:
+        text = f"On {day}, {text}"
+    if previous is not None:
+        text += f"\n(replying to {text_of(previous)[:CONTEXT_CHARS]})"
+    return text
+
+
+def _day(stamp: str) -> str | None:
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return f"{when.day} {when:%B %Y}"
+
+
+def previous_messages(store: Store, episodes: Sequence[Episode]) -> dict[str, Episode]:
+    """The message before each thread message in its thread (by ``created_at``, which is
+    strictly increasing), for those that have one. One indexed lookup per message."""
+    out: dict[str, Episode] = {}
+    for e in episodes:
+        if e.thread_uuid is None:
+            continue
+        found = store.find(
+            Episode,
+            {"graph_uuid": e.graph_uuid, "thread_uuid": e.thread_uuid},
+            where=Column("created_at", "lt", e.created_at),
+            order_by="created_at",
+            descending=True,
+            limit=1,
+        )
+        if found:
+            out[e.uuid] = found[0]
+    return out
+
+
+def episode_vector_texts(store: Store, episodes: Sequence[Episode]) -> dict[str, str]:
+    """Each episode's uuid -> the contextual text its vector is computed from."""
+    previous = previous_messages(store, episodes)
+    return {e.uuid: contextual_text(e, previous.get(e.uuid)) for e in episodes}
+
+
+def texts_to_embed(store: Store, records: Sequence[Record]) -> list[str]:
+    """The texts ``records`` (all of one kind) are embedded from."""
+    episodes = [r for r in records if isinstance(r, Episode)]
+    if len(episodes) != len(records):
+        return [text_of(r) for r in records]
+    texts = episode_vector_texts(store, episodes)
+    return [texts[e.uuid] for e in episodes]
+
+
 def embed_records(
     store: Store,
     embedder: Embedder | None,
@@ -56,7 +122,7 @@ def embed_records(
     if embedder is None:
         return False
     try:
-        vectors = embedder.embed([text_of(r) for r in records])
+        vectors = embedder.embed(texts_to_embed(store, records))
     except EmbedderUnavailable as exc:
         log.warning("embedder unavailable, continuing lexical-only: %s", exc)
         return False

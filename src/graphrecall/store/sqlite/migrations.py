@@ -31,6 +31,22 @@ def _fts(tables: dict[str, tuple[str, ...]]) -> str:
     return "".join(out)
 
 
+# How much a column of a full-text index counts in its BM25 score (``bm25()`` arguments,
+# in column order); tables not listed weigh every column 1.
+FTS_COLUMN_WEIGHTS: dict[str, tuple[float, ...]] = {"episodes": (1.0, 1.0, 0.5)}
+# How much of the previous message an episode's ``search_context`` keeps.
+CONTEXT_CHARS = 300
+
+
+def _previous_message(row: str) -> str:
+    """SQL for the start of the message before ``row`` in its thread (None if first)."""
+    return (
+        f"(SELECT substr(coalesce(p.role_name || ': ', '') || p.content, 1, {CONTEXT_CHARS})"
+        f" FROM episodes p WHERE p.thread_uuid = {row}.thread_uuid"
+        f" AND p.created_at < {row}.created_at ORDER BY p.created_at DESC LIMIT 1)"
+    )
+
+
 MIGRATIONS: list[str] = [
     # 1: the foundation schema
     """
@@ -204,6 +220,42 @@ MIGRATIONS: list[str] = [
     DROP TABLE episodes_fts;
     """
     + _fts({"episodes": ("role_name", "content")}),
+    # 7: contextual retrieval. A chat message is indexed with the message it answers, so
+    # "5 years already!" is found by "How long has Mel been married?" through the question
+    # it replies to. ``search_context`` holds the start of the previous message of the
+    # same thread; the trigger fills it at insert (stored, so the index's 'delete' always
+    # gets the values it indexed). Its column weighs half (``FTS_COLUMN_WEIGHTS``).
+    """
+    DROP TRIGGER episodes_fts_insert;
+    DROP TRIGGER episodes_fts_delete;
+    DROP TRIGGER episodes_fts_update;
+    DROP TABLE episodes_fts;
+    ALTER TABLE episodes ADD COLUMN search_context TEXT;
+    """
+    + f"""
+    UPDATE episodes SET search_context = {_previous_message("episodes")}
+    WHERE thread_uuid IS NOT NULL;
+    CREATE VIRTUAL TABLE episodes_fts USING fts5(role_name, content, search_context,
+        content='episodes', content_rowid='rowid',
+        tokenize='porter unicode61 remove_diacritics 2');
+    CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
+    UPDATE episodes SET search_context = {_previous_message("new")}
+    WHERE rowid = new.rowid AND new.thread_uuid IS NOT NULL;
+    INSERT INTO episodes_fts(rowid, role_name, content, search_context)
+    SELECT rowid, role_name, content, search_context FROM episodes WHERE rowid = new.rowid;
+    END;
+    CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes BEGIN
+    INSERT INTO episodes_fts(episodes_fts, rowid, role_name, content, search_context)
+    VALUES ('delete', old.rowid, old.role_name, old.content, old.search_context);
+    END;
+    CREATE TRIGGER episodes_fts_update AFTER UPDATE OF role_name, content ON episodes BEGIN
+    INSERT INTO episodes_fts(episodes_fts, rowid, role_name, content, search_context)
+    VALUES ('delete', old.rowid, old.role_name, old.content, old.search_context);
+    INSERT INTO episodes_fts(rowid, role_name, content, search_context)
+    VALUES (new.rowid, new.role_name, new.content, new.search_context);
+    END;
+    INSERT INTO episodes_fts(episodes_fts) VALUES ('rebuild');
+    """,
 ]
 
 

@@ -1,0 +1,138 @@
+"""Contextual retrieval of chat messages: a message is indexed (BM25) and embedded with the
+message it replies to, and embedded with its date, so that a reply such as "5 years
+already!" is found by a question about what it answers."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graphrecall.domain.models import Episode
+from graphrecall.ingest.embedding import contextual_text, previous_messages, texts_to_embed
+from graphrecall.retrieval import engine
+from graphrecall.store import Store, open_store
+from graphrecall.store.sqlite.migrations import MIGRATIONS, _statements, migrate
+
+GRAPH = "g-1"
+THREAD = "t-1"
+
+
+def _message(n: int, who: str, text: str, thread: str | None = THREAD) -> Episode:
+    return Episode(
+        uuid=f"e-{thread}-{n}",
+        graph_uuid=GRAPH,
+        content=text,
+        source="message",
+        role="user",
+        role_name=who,
+        reference_time="2023-05-08T13:56:00.000000Z",
+        created_at=f"2026-01-01T00:00:{n:02d}.000000Z",
+        thread_uuid=thread,
+    )
+
+
+CHAT = [
+    _message(1, "Caroline", "Wow, what an amazing family pic! How long have you been married?"),
+    _message(2, "Melanie", "5 years already! Time flies."),
+    _message(3, "Caroline", "That is lovely. I went hiking on Sunday."),
+]
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = open_store(tmp_path / "db.sqlite")
+    yield s
+    s.close()
+
+
+def _integrity(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO episodes_fts(episodes_fts, rank) VALUES ('integrity-check', 1)")
+    conn.close()
+
+
+def test_a_reply_is_found_through_the_message_it_answers(store: Store) -> None:
+    store.insert(CHAT)
+    found = store.text_search(Episode, {"graph_uuid": GRAPH}, ["married"])
+    # The question itself first (its own words weigh more), then the reply.
+    assert [u for u, _ in found] == ["e-t-1-1", "e-t-1-2"]
+    assert found[0][1] > found[1][1] > 0
+    # Only the previous message is context: the third message does not match.
+    assert "e-t-1-3" not in {u for u, _ in store.text_search(Episode, {}, ["married"])}
+
+
+def test_context_stays_within_a_thread(store: Store) -> None:
+    store.insert([*CHAT, _message(4, "Melanie", "Sounds great!", thread="t-2")])
+    found = store.text_search(Episode, {"graph_uuid": GRAPH}, ["hiking"])
+    assert [u for u, _ in found] == ["e-t-1-3"]  # t-2's first message has no context
+
+
+def test_the_index_stays_consistent_through_updates_and_deletes(
+    store: Store, tmp_path: Path
+) -> None:
+    store.insert(CHAT)
+    store.update(CHAT[1].model_copy(update={"content": "Five years!", "processed": True}))
+    store.delete(Episode, {"uuid": "e-t-1-1"})
+    _integrity(tmp_path / "db.sqlite")
+    # The reply keeps the context it was indexed with.
+    assert [u for u, _ in store.text_search(Episode, {}, ["married"])] == ["e-t-1-2"]
+    assert [u for u, _ in store.text_search(Episode, {}, ["five"])] == ["e-t-1-2"]
+
+
+def test_upgrading_an_existing_database_backfills_the_context(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    for script in MIGRATIONS[:6]:
+        for statement in _statements(script):
+            conn.execute(statement)
+    conn.execute("PRAGMA user_version = 6")
+    for e in CHAT:
+        conn.execute(
+            "INSERT INTO episodes (uuid, graph_uuid, content, source, role, role_name,"
+            " reference_time, created_at, thread_uuid) VALUES (?,?,?,?,?,?,?,?,?)",
+            [
+                e.uuid,
+                e.graph_uuid,
+                e.content,
+                e.source,
+                e.role,
+                e.role_name,
+                e.reference_time,
+                e.created_at,
+                e.thread_uuid,
+            ],
+        )
+    assert migrate(conn) == len(MIGRATIONS)
+    contexts = [r[0] for r in conn.execute("SELECT search_context FROM episodes ORDER BY uuid")]
+    assert contexts == [None, f"Caroline: {CHAT[0].content}", f"Melanie: {CHAT[1].content}"]
+    conn.close()
+    _integrity(path)
+    s = open_store(path)
+    try:
+        assert [u for u, _ in s.text_search(Episode, {}, ["married"])] == ["e-t-1-1", "e-t-1-2"]
+    finally:
+        s.close()
+
+
+def test_vector_text_has_the_date_and_the_message_replied_to(store: Store) -> None:
+    store.insert(CHAT)
+    previous = previous_messages(store, CHAT)
+    assert set(previous) == {"e-t-1-2", "e-t-1-3"}
+    assert previous["e-t-1-2"].uuid == "e-t-1-1"
+    assert contextual_text(CHAT[1], previous["e-t-1-2"]) == (
+        "On 8 May 2023, Melanie: 5 years already! Time flies.\n"
+        f"(replying to Caroline: {CHAT[0].content})"
+    )
+    assert texts_to_embed(store, CHAT)[0] == f"On 8 May 2023, Caroline: {CHAT[0].content}"
+    # A long previous message is cut; the message itself never is.
+    long = _message(9, "Bob", "x" * 1000)
+    assert len(contextual_text(CHAT[1], long)) < 400
+
+
+def test_episode_search_weighs_its_vector_leg_less() -> None:
+    assert engine.SCOPES["episodes"].leg_weights == engine.EPISODE_LEG_WEIGHTS
+    assert engine.EPISODE_LEG_WEIGHTS["vector"] < engine.DEFAULT_LEG_WEIGHTS["vector"]
+    assert engine.SCOPES["edges"].leg_weights is None
