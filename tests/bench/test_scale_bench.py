@@ -67,6 +67,7 @@ def test_bench_scale_measures_every_size_case_and_layer(
         assert ingest["messages"] == 12 and ingest["tasks"] == 1
         assert ingest["failed_tasks"] == 0 and ingest["unprocessed_episodes"] == 0
         assert ingest["messages_per_s"] > 0 and ingest["new_edges"] >= 0
+        assert ingest["cpu_s"] > 0 and ingest["messages_per_cpu_s"] > 0
         assert ingest["breakdown"]["extract_items"] > 0
 
     # 200 facts: every kind under the cap, so hit@10 is reported; 400: 150 derived edges.
@@ -102,6 +103,15 @@ def test_bench_scale_measures_every_size_case_and_layer(
         max(rerun["build"][k] - 250, 0) for k in ("nodes", "episodes")
     )
     assert not list(out.glob("*.run.db"))
+
+    # --show merges saved runs (the later file wins for a size in both) without measuring.
+    merged_path = tmp_path / "merged.json"
+    argv3 = ["bench", "scale", "--show", f"{result_path},{again}", "--json", str(merged_path)]
+    assert main([*argv3, "--png", str(png)]) == 0
+    merged = json.loads(merged_path.read_text())
+    assert [r["size"] for r in merged["runs"]] == [200, 400]
+    assert merged["runs"][0] == small and merged["runs"][1] == rerun
+    assert merged["params"]["sizes"] == [200, 400] and len(merged["merged_from"]) == 2
 
 
 def test_derived_vectors_are_unit_length_seeded_copies_of_real_ones() -> None:

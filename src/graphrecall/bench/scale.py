@@ -22,6 +22,7 @@ Everything goes to JSON after each size, so a long run that stops keeps what it 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -66,6 +67,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--build-only", action="store_true", help="build (or check) the databases and stop"
     )
+    parser.add_argument(
+        "--show",
+        metavar="JSON[,JSON]",
+        help="measure nothing: merge the runs of saved results (a later file wins for a"
+        " size in both), print the table, draw the chart and write the merged JSON",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,6 +81,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--embed-cap and --ingest-messages must not be negative")
     cap = args.embed_cap or None
     png = Path(args.png) if args.png else plan.out_dir / "scale.png"
+    if args.show:
+        result = merge([json.loads(Path(f).read_text()) for f in args.show.split(",") if f])
+        print(table(result), flush=True)
+        result["png"] = str(png) if draw_chart(result, png) else None
+        write_json(plan.json_path, result)
+        print(f"wrote {plan.json_path}" + (f" and {png}" if result["png"] else ""), flush=True)
+        return 0
     if args.build_only:
         for size in plan.sizes:
             built = ensure_db(size, plan.seed, plan.out_dir, embed_cap=cap)
@@ -100,6 +114,24 @@ def run(args: argparse.Namespace) -> int:
     write_json(plan.json_path, result)
     print(f"wrote {plan.json_path}" + (f" and {png}" if drawn else ""), flush=True)
     return 0
+
+
+def merge(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Saved results as one: the first's header, every run ordered by size (for a size in
+    several, the later file's run), and each file's header kept under ``merged_from``."""
+    if not results:
+        raise ValueError("--show needs at least one JSON file")
+    by_size: dict[int, dict[str, Any]] = {}
+    for result in results:
+        if result.get("benchmark") != "scale":
+            raise ValueError("--show reads the JSON of bench scale runs only")
+        for run in result["runs"]:
+            by_size[run["size"]] = run
+    merged = {k: v for k, v in results[0].items() if k != "runs"}
+    merged["runs"] = [by_size[size] for size in sorted(by_size)]
+    merged["params"] = {**merged["params"], "sizes": sorted(by_size)}
+    merged["merged_from"] = [{k: v for k, v in r.items() if k != "runs"} for r in results]
+    return merged
 
 
 def size_summary(run: dict[str, Any]) -> dict[str, Any]:
@@ -164,7 +196,9 @@ def ingest_batch(db: Path, built: Built, count: int, seed: int) -> dict[str, Any
             )
             threads.add_messages(ctx, project, built.graph.threads[-1].uuid, body)
         add_s = time.perf_counter() - started
+        cpu_started = time.process_time()
         tasks, failed, seconds = drain_tasks(store, embedder, extractor, log=print)
+        cpu_s = time.process_time() - cpu_started
         after = {kind.__name__.lower(): store.count(kind, scope) for kind in (Node, Edge)}
         processed = store.count(Episode, {**scope, "processed": False})
     finally:
@@ -178,6 +212,10 @@ def ingest_batch(db: Path, built: Built, count: int, seed: int) -> dict[str, Any
         "seconds": round(seconds, 3),
         "messages_per_s": round(count / seconds, 2) if seconds > 0 else None,
         "ms_per_message": round(1000 * seconds / count, 2),
+        # CPU time of this process while the tasks ran: on a shared machine wall time
+        # also counts other jobs, so this is the fairer number across sizes.
+        "cpu_s": round(cpu_s, 3),
+        "messages_per_cpu_s": round(count / cpu_s, 2) if cpu_s > 0 else None,
         "new_nodes": after["node"] - before["node"],
         "new_edges": after["edge"] - before["edge"],
         "unprocessed_episodes": processed,
@@ -213,7 +251,7 @@ def table(result: dict[str, Any]) -> str:
         "",
     ]
     header = ["size", "nodes", "episodes", "vectors real / derived", "db MB", "bytes/fact"]
-    header += ["ingest msg/s", "ms/msg", "new edges", "edges/rrf hit@10"]
+    header += ["ingest msg/s", "msg/CPU-s", "new edges", "edges/rrf hit@10"]
     body = []
     for run in runs:
         build, ing = run["build"], run.get("ingest")
@@ -230,7 +268,7 @@ def table(result: dict[str, Any]) -> str:
                 f"{run['db_bytes'] / 1e6:,.0f}",
                 f"{run['bytes_per_fact']:,.0f}",
                 f"{ing['messages_per_s']:.1f}" if ing and ing["messages_per_s"] else "-",
-                f"{ing['ms_per_message']:.0f}" if ing else "-",
+                f"{ing['messages_per_cpu_s']:.1f}" if ing and ing["messages_per_cpu_s"] else "-",
                 f"{ing['new_edges']:,}" if ing else "-",
                 "withheld" if hit is None else ("-" if hit == "missing" else f"{hit:.2f}"),
             ]
