@@ -110,9 +110,13 @@ class VectorIndexes:
             index.hnsw.efConstruction = EF_CONSTRUCTION
             index.add(np.ascontiguousarray(matrix))
             snapshot = Snapshot(uuids, matrix, index)
+            # Built from this very matrix: every row is in the index, nothing is stale.
+            identity = Alignment(
+                matrix, np.arange(len(uuids), dtype=np.int64), np.zeros(0, dtype=np.int64)
+            )
             with self._lock:
                 self._snapshots[key] = snapshot
-                self._alignments.pop(key, None)
+                self._alignments[key] = identity
             log.info("vector index ready for %s/%s: %d vectors", key[0], key[1], len(uuids))
         except Exception:  # the exact search keeps answering; say why the index is missing
             log.exception("building the vector index for %s/%s failed", *key)
