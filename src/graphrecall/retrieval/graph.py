@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from graphrecall.domain.models import Edge, Episode, Node, Observation, Record, ThreadSummary
 from graphrecall.domain.predicates import Predicate
 from graphrecall.store.base import Store
@@ -20,24 +22,39 @@ def hop_distances(
     stop_when_found: set[str] | None = None,
 ) -> dict[str, int]:
     """Shortest hop distance (ignoring direction) from the start nodes to every node within
-    ``max_depth``, over edges that have not expired. Stops early once every node in
-    ``stop_when_found`` has a distance."""
+    ``max_depth``, over edges that have not expired. With ``stop_when_found``, only the
+    distances of those nodes (and of the start nodes) are returned, and the search stops
+    once all of them have one; without it, it stops after the level that reaches
+    :data:`MAX_BFS_NODES` nodes (the graph leg needs only what is near)."""
+    adjacency = store.graph_adjacency(graph_uuid)
     distances = {uuid: 0 for uuid in start}
-    frontier = list(distances)
-    remaining = set(stop_when_found or ()) - set(distances)
+    depth_of = np.full(len(adjacency.nodes), -1, dtype=np.int64)
+    frontier = np.fromiter(
+        (adjacency.row_of[u] for u in distances if u in adjacency.row_of), dtype=np.int64
+    )
+    depth_of[frontier] = 0
+    wanted = np.zeros(len(adjacency.nodes), dtype=bool)
+    wanted[[adjacency.row_of[u] for u in stop_when_found or () if u in adjacency.row_of]] = True
+    wanted[frontier] = False
+    remaining = int(wanted.sum())
+    reached = len(distances)
     depth = 0
-    while frontier and depth < max_depth and len(distances) < MAX_BFS_NODES:
+    while frontier.size and depth < max_depth:
         if stop_when_found is not None and not remaining:
             break
+        if stop_when_found is None and reached >= MAX_BFS_NODES:
+            break
         depth += 1
-        next_frontier: list[str] = []
-        for _, source, target in store.adjacency(graph_uuid, frontier):
-            for other in (source, target):
-                if other not in distances:
-                    distances[other] = depth
-                    next_frontier.append(other)
-                    remaining.discard(other)
-        frontier = next_frontier
+        around = adjacency.neighbours(frontier)
+        frontier = np.unique(around[depth_of[around] < 0])
+        depth_of[frontier] = depth
+        reached += frontier.size
+        remaining -= int(wanted[frontier].sum())
+    found = depth_of > 0
+    if stop_when_found is not None:
+        found &= wanted
+    for row in np.nonzero(found)[0].tolist():
+        distances[adjacency.nodes[row]] = int(depth_of[row])
     return distances
 
 

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from graphrecall.domain.models import ApiKey, Node, Page, PageRequest, Record, Task
 from graphrecall.domain.predicates import Predicate
+from graphrecall.store.adjacency import Adjacency
 
 R = TypeVar("R", bound=Record)
 Scope = Mapping[str, Any]
@@ -104,6 +105,11 @@ class Store(ABC):
     def adjacency(self, graph_uuid: str, node_uuids: Sequence[str]) -> list[tuple[str, str, str]]:
         """(edge uuid, source, target) of the live (unexpired) edges touching the nodes:
         the graph leg's and node-distance's traversal step, without building records."""
+
+    @abstractmethod
+    def graph_adjacency(self, graph_uuid: str) -> Adjacency:
+        """All live (unexpired) edges of the graph as sparse rows; backends cache it until
+        an edge of the graph changes."""
 
     @abstractmethod
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:

@@ -13,6 +13,7 @@ import json
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
@@ -46,6 +47,7 @@ from graphrecall.domain.models import (
     User,
 )
 from graphrecall.domain.predicates import Predicate
+from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.base import R, Scope, Store, Vector
 from graphrecall.store.sqlite import fulltext
 from graphrecall.store.sqlite.migrations import FTS_COLUMN_WEIGHTS, migrate
@@ -72,6 +74,8 @@ TABLES: dict[type[Record], str] = {
 }
 # How long a table's cached row count is trusted (see ``_row_count``).
 ROW_COUNT_TTL_S = 30.0
+# How many graphs' adjacency arrays are kept in memory (least recently used go first).
+ADJACENCY_CACHE_GRAPHS = 64
 JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
 JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
 # The tenant column of record kinds not owned by a graph (embeddings are kept per owner).
@@ -105,6 +109,10 @@ class SQLiteStore(Store):
         ] = {}
         self._row_counts: dict[str, tuple[float, int]] = {}
         self._ann = VectorIndexes()
+        # Adjacency per graph, valid while its edge version is unchanged (see _edges_changed).
+        self._adjacency: OrderedDict[str, tuple[tuple[int, int, int], Adjacency]] = OrderedDict()
+        self._edge_versions: dict[str, int] = {}
+        self._all_edges_version = 0
         register_functions(self._conn)
         with self._lock:
             migrate(self._conn)
@@ -139,6 +147,7 @@ class SQLiteStore(Store):
                 yield
             except BaseException:
                 self._depth, self._owner = 0, None
+                self._all_edges_version += 1  # a cache may have seen the undone writes
                 self._conn.execute("ROLLBACK")
                 raise
             self._depth, self._owner = 0, None
@@ -223,6 +232,7 @@ class SQLiteStore(Store):
     # -- records ---------------------------------------------------------------------
     def insert(self, records: Sequence[Record]) -> None:
         with self.transaction():
+            self._edges_changed(records)
             for record in records:
                 row = self._to_row(record)
                 cols = ",".join(row)
@@ -237,6 +247,7 @@ class SQLiteStore(Store):
         uuid = row.pop("uuid")
         assignments = ",".join(f"{col} = ?" for col in row)
         with self.transaction():
+            self._edges_changed([record])
             self._conn.execute(
                 f"UPDATE {self._table(type(record))} SET {assignments} WHERE uuid = ?",
                 [*row.values(), uuid],
@@ -289,6 +300,7 @@ class SQLiteStore(Store):
         where, params = self._where(kind, scope)
         table = self._table(kind)
         with self.transaction():
+            self._all_edges_version += 1  # deleting any record may cascade to edges
             uuids = [
                 r[0]
                 for r in self._conn.execute(f"SELECT uuid FROM {table} t WHERE {where}", params)
@@ -375,6 +387,34 @@ class SQLiteStore(Store):
                 ):
                     found[uuid] = (uuid, source, target)
         return list(found.values())
+
+    def graph_adjacency(self, graph_uuid: str) -> Adjacency:
+        with self._lock:
+            # data_version moves when another process commits to the database.
+            external = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+            version = (self._edge_versions.get(graph_uuid, 0), self._all_edges_version, external)
+            cached = self._adjacency.get(graph_uuid)
+            if cached is not None and cached[0] == version:
+                self._adjacency.move_to_end(graph_uuid)
+                return cached[1]
+            ends = self._conn.execute(
+                "SELECT source_node_uuid, target_node_uuid FROM edges"
+                " WHERE graph_uuid = ? AND expired_at IS NULL",
+                [graph_uuid],
+            ).fetchall()
+            built = Adjacency.from_edges(ends)
+            self._adjacency[graph_uuid] = (version, built)
+            while len(self._adjacency) > ADJACENCY_CACHE_GRAPHS:
+                self._adjacency.popitem(last=False)
+            return built
+
+    def _edges_changed(self, records: Sequence[Record]) -> None:
+        """Invalidate the cached adjacency of the graphs whose edges are being written."""
+        for record in records:
+            if isinstance(record, Edge):
+                self._edge_versions[record.graph_uuid] = (
+                    self._edge_versions.get(record.graph_uuid, 0) + 1
+                )
 
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
         degrees = dict.fromkeys(node_uuids, 0)
