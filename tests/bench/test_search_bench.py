@@ -67,4 +67,4 @@ def test_bench_search_writes_results_for_every_case_and_layer(tmp_path: Path) ->
     rerun = json.loads(again.read_text())["runs"][0]
     assert rerun["build"]["cached"] is True
     assert [(r["case"], r["layer"]) for r in rerun["results"]] == [("edges/rrf", "engine")]
-    assert not list(out.glob("*.run.db"))  # the per-run working copy is cleaned up
+    assert not list(out.glob("*.run*"))  # the per-run working copy is cleaned up

@@ -298,7 +298,8 @@ def derive_vectors(
 def working_copy(built: Built, out_dir: Path) -> Path:
     """A copy of the cached database for one run, so searches (which write cursors) never
     change the cache."""
-    target = out_dir / f"{stem(built.graph.size, built.graph.seed)}.run.db"
+    # Named per process: two benchmarks running at once must not share (and delete) a copy.
+    target = out_dir / f"{stem(built.graph.size, built.graph.seed)}.run-{os.getpid()}.db"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{target}{suffix}").unlink(missing_ok=True)
     # The backup API copies a consistent snapshot even if something else has the cache open.
