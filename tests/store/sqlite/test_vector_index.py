@@ -141,3 +141,77 @@ def test_store_vector_search_uses_the_index(
         assert top[0][0] == extra.uuid
     finally:
         store.close()
+
+
+def test_an_update_noted_by_the_store_keeps_answers_exact(indexes: VectorIndexes) -> None:
+    matrix = unit(500, 11)
+    uuids = [f"u{i}" for i in range(500)]
+    indexes.search(KEY, uuids, matrix, matrix[0], 10)
+    wait_ready(indexes)
+    indexes.search(KEY, uuids, matrix, matrix[0], 10)
+    grown = np.vstack([matrix, unit(3, 12)])
+    grown[7] = unit(1, 13)[0]
+    indexes.note_update(KEY, matrix, grown, np.array([7]), 500)
+    alignment = indexes._alignments[KEY]
+    assert alignment.matrix is grown and sorted(alignment.delta.tolist()) == [7, 500, 501, 502]
+    for q in (matrix[7], grown[7], grown[501], matrix[3]):
+        found = indexes.search(KEY, [*uuids, "a", "b", "c"], grown, q, 10)
+        assert found is not None
+        assert [r for r, _ in found] == exact(grown, q, 10)
+
+
+def test_cached_matrices_catch_up_with_writes(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "catch-up.db")
+    try:
+        stamp = clock.now()
+        nodes = [
+            Node(
+                uuid=new_id(),
+                graph_uuid="g",
+                name=f"n{i}",
+                labels=["Entity"],
+                created_at=stamp,
+                updated_at=stamp,
+            )
+            for i in range(6)
+        ]
+        store.insert(nodes)
+        vectors = unit(8, 14)
+        store.set_embeddings(Node, "g", [(n.uuid, vectors[i]) for i, n in enumerate(nodes[:4])])
+        before = store.vector_search(Node, "g", vectors[0], scope={"graph_uuid": "g"})
+        assert len(before) == 4
+
+        def check() -> None:
+            fresh = open_store(tmp_path / "catch-up.db")
+            try:
+                for q in vectors:
+                    got = store.vector_search(Node, "g", q, scope={"graph_uuid": "g"})
+                    want = fresh.vector_search(Node, "g", q, scope={"graph_uuid": "g"})
+                    assert [u for u, _ in got] == [u for u, _ in want]
+                    assert [s for _, s in got] == pytest.approx([s for _, s in want])
+            finally:
+                fresh.close()
+
+        store.set_embeddings(Node, "g", [(nodes[4].uuid, vectors[4])])  # added
+        store.set_embeddings(Node, "g", [(nodes[0].uuid, vectors[6]), (nodes[5].uuid, vectors[5])])
+        caught_up = []
+        real = store._catch_up  # type: ignore[attr-defined]
+
+        def spy(*args: object) -> object:
+            caught_up.append(real(*args))
+            return caught_up[-1]
+
+        store._catch_up = spy  # type: ignore[attr-defined]
+        check()
+        assert len(caught_up) == 1 and caught_up[0] is not None  # no reload
+        with pytest.raises(RuntimeError), store.transaction():
+            store.set_embeddings(Node, "g", [(nodes[1].uuid, vectors[7])])
+            raise RuntimeError("never committed")
+
+        check()
+        store.delete_embeddings(Node, [nodes[2].uuid])  # not logged: reloaded
+        check()
+        store.set_embeddings(Node, "g", [(nodes[2].uuid, vectors[2])])
+        check()
+    finally:
+        store.close()

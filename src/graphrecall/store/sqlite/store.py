@@ -76,6 +76,8 @@ TABLES: dict[type[Record], str] = {
 ROW_COUNT_TTL_S = 30.0
 # How many graphs' adjacency arrays are kept in memory (least recently used go first).
 ADJACENCY_CACHE_GRAPHS = 64
+# Logged vector writes per owner beyond which the next read reloads the matrix instead.
+VECTOR_LOG_MAX = 20_000
 JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
 JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
 # The tenant column of record kinds not owned by a graph (embeddings are kept per owner).
@@ -109,6 +111,10 @@ class SQLiteStore(Store):
         ] = {}
         self._row_counts: dict[str, tuple[float, int]] = {}
         self._ann = VectorIndexes()
+        # Vectors this process wrote, by (table, owner) and the version each write produced:
+        # a cached matrix catches up from here instead of reloading (see _matrix).
+        self._vector_log: dict[tuple[str, str], list[tuple[int, list[tuple[str, bytes]]]]] = {}
+        self._vector_log_lock = threading.Lock()
         # Adjacency per graph, valid while its edge version is unchanged (see _edges_changed).
         self._adjacency: OrderedDict[str, tuple[tuple[int, int, int], Adjacency]] = OrderedDict()
         self._edge_versions: dict[str, int] = {}
@@ -148,6 +154,8 @@ class SQLiteStore(Store):
             except BaseException:
                 self._depth, self._owner = 0, None
                 self._all_edges_version += 1  # a cache may have seen the undone writes
+                with self._vector_log_lock:
+                    self._vector_log.clear()  # it may hold vectors that were never committed
                 self._conn.execute("ROLLBACK")
                 raise
             self._depth, self._owner = 0, None
@@ -480,20 +488,24 @@ class SQLiteStore(Store):
         self, kind: type[Record], owner_uuid: str, items: Sequence[tuple[str, Vector]]
     ) -> None:
         table = self._table(kind)
+        blobs = [(uuid, np.asarray(vec, dtype=np.float32).tobytes()) for uuid, vec in items]
         with self.transaction():
             self._conn.executemany(
                 "INSERT OR REPLACE INTO embeddings (kind, uuid, owner_uuid, vector)"
                 " VALUES (?, ?, ?, ?)",
-                [
-                    (table, uuid, owner_uuid, np.asarray(vec, dtype=np.float32).tobytes())
-                    for uuid, vec in items
-                ],
+                [(table, uuid, owner_uuid, blob) for uuid, blob in blobs],
             )
-            self._conn.execute(
+            version = self._conn.execute(
                 "INSERT INTO embedding_versions (kind, owner_uuid, version) VALUES (?, ?, 1)"
-                " ON CONFLICT (kind, owner_uuid) DO UPDATE SET version = version + 1",
+                " ON CONFLICT (kind, owner_uuid) DO UPDATE SET version = version + 1"
+                " RETURNING version",
                 [table, owner_uuid],
-            )
+            ).fetchone()[0]
+            with self._vector_log_lock:
+                log = self._vector_log.setdefault((table, owner_uuid), [])
+                log.append((int(version), blobs))
+                if sum(len(entry[1]) for entry in log) > VECTOR_LOG_MAX:
+                    del self._vector_log[(table, owner_uuid)]  # a reload is cheaper now
 
     def get_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
@@ -644,6 +656,11 @@ class SQLiteStore(Store):
             cached = self._matrices.get(key)
             if cached is not None and cached[0] == version:
                 return cached[1], cached[2], cached[3]
+            if cached is not None:
+                caught_up = self._catch_up(key, cached, version)
+                if caught_up is not None:
+                    self._matrices[key] = (version, *caught_up)
+                    return caught_up
             data = self._reader.execute(
                 "SELECT uuid, vector FROM embeddings WHERE kind = ? AND owner_uuid = ?",
                 [table, owner_uuid],
@@ -658,6 +675,41 @@ class SQLiteStore(Store):
         index = {u: i for i, u in enumerate(uuids)}
         self._matrices[key] = (version, uuids, index, matrix)
         return uuids, index, matrix
+
+    def _catch_up(
+        self,
+        key: tuple[str, str],
+        cached: tuple[int, list[str], dict[str, int], npt.NDArray[np.float32]],
+        version: int,
+    ) -> tuple[list[str], dict[str, int], npt.NDArray[np.float32]] | None:
+        """The cached matrix with the logged writes since it was read applied (a new
+        matrix: the old one may be in use), or None when the log does not hold every
+        version in between (a delete, another process, a rolled-back transaction)."""
+        old_version, uuids, index, matrix = cached
+        with self._vector_log_lock:
+            log = self._vector_log.get(key, [])
+            entries = [(v, blobs) for v, blobs in log if old_version < v <= version]
+            self._vector_log[key] = [(v, blobs) for v, blobs in log if v > version]
+        if [v for v, _ in entries] != list(range(old_version + 1, version + 1)) or not uuids:
+            return None
+        latest: dict[str, bytes] = {}
+        for _, blobs in entries:
+            latest.update(blobs)
+        width = matrix.shape[1]
+        if any(len(blob) != width * 4 for blob in latest.values()):
+            return None  # another model's vectors: start over
+        added = [u for u in latest if u not in index]
+        new_rows = np.frombuffer(b"".join(latest[u] for u in added), dtype=np.float32)
+        grown = np.concatenate([matrix, new_rows.reshape(len(added), width)])
+        changed = np.fromiter((index[u] for u in latest if u in index), dtype=np.int64)
+        for u, blob in latest.items():
+            if u in index:
+                grown[index[u]] = np.frombuffer(blob, dtype=np.float32)
+        new_index = dict(index)
+        for u in added:
+            new_index[u] = len(new_index)
+        self._ann.note_update(key, matrix, grown, changed, len(uuids))
+        return [*uuids, *added], new_index, grown
 
     # -- search cursors and settings -----------------------------------------------------
     def save_cursor(

@@ -55,6 +55,7 @@ class Alignment:
 
     matrix: Matrix  # the current matrix this was computed for
     current_of: npt.NDArray[np.int64]  # snapshot row -> current row, -1 if gone or changed
+    snapshot_of: npt.NDArray[np.int64]  # current row -> snapshot row, -1 if new or changed
     delta: npt.NDArray[np.int64]  # current rows the snapshot lacks (new or changed)
 
 
@@ -97,6 +98,32 @@ class VectorIndexes:
                     self._schedule(key, list(uuids), matrix)
         return _search(snapshot, alignment, matrix, vector, limit)
 
+    def note_update(
+        self,
+        key: Key,
+        old: Matrix,
+        new: Matrix,
+        changed: npt.NDArray[np.int64],
+        first_added: int,
+    ) -> None:
+        """``new`` is ``old`` with the rows ``changed`` rewritten and rows from
+        ``first_added`` on appended: carry the alignment over without comparing every
+        vector again (that costs ~0.4 s at 100k)."""
+        with self._lock:
+            alignment = self._alignments.get(key)
+            if alignment is None or alignment.matrix is not old:
+                return
+            current_of = alignment.current_of.copy()
+            snapshot_of = np.concatenate(
+                [alignment.snapshot_of, np.full(len(new) - first_added, -1, dtype=np.int64)]
+            )
+            stale = snapshot_of[changed]
+            current_of[stale[stale >= 0]] = -1
+            snapshot_of[changed] = -1
+            added = np.arange(first_added, len(new), dtype=np.int64)
+            delta = np.unique(np.concatenate([alignment.delta, changed, added]))
+            self._alignments[key] = Alignment(new, current_of, snapshot_of, delta)
+
     def _schedule(self, key: Key, uuids: list[str], matrix: Matrix) -> None:
         """Build an index for this matrix in the background (caller holds the lock)."""
         if key in self._building:
@@ -111,9 +138,8 @@ class VectorIndexes:
             index.add(np.ascontiguousarray(matrix))
             snapshot = Snapshot(uuids, matrix, index)
             # Built from this very matrix: every row is in the index, nothing is stale.
-            identity = Alignment(
-                matrix, np.arange(len(uuids), dtype=np.int64), np.zeros(0, dtype=np.int64)
-            )
+            rows = np.arange(len(uuids), dtype=np.int64)
+            identity = Alignment(matrix, rows, rows, np.zeros(0, dtype=np.int64))
             with self._lock:
                 self._snapshots[key] = snapshot
                 self._alignments[key] = identity
@@ -133,7 +159,7 @@ def _align(snapshot: Snapshot, uuids: Sequence[str], matrix: Matrix) -> Alignmen
     same[present] = np.all(snapshot.matrix[old[present]] == matrix[present], axis=1)
     current_of = np.full(len(snapshot.uuids), -1, dtype=np.int64)
     current_of[old[same]] = np.nonzero(same)[0]
-    return Alignment(matrix, current_of, np.nonzero(~same)[0])
+    return Alignment(matrix, current_of, np.where(same, old, -1), np.nonzero(~same)[0])
 
 
 def _search(
