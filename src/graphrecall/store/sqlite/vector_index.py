@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import faiss
@@ -68,14 +67,17 @@ class VectorIndexes:
         self._snapshots: dict[Key, Snapshot] = {}
         self._alignments: dict[Key, Alignment] = {}
         self._building: set[Key] = set()
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphrecall-ann")
+        # One build at a time, each on a daemon thread: closing the store (or the process)
+        # never waits for a build, which takes minutes at a million vectors.
+        self._one_build = threading.Lock()
+        self._closed = False
 
     def status(self) -> dict[str, int]:
         with self._lock:
             return {"ready": len(self._snapshots), "building": len(self._building)}
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._closed = True  # builds not yet started are skipped
 
     def search(
         self, key: Key, uuids: Sequence[str], matrix: Matrix, vector: Matrix, limit: int
@@ -129,26 +131,33 @@ class VectorIndexes:
         if key in self._building:
             return
         self._building.add(key)
-        self._pool.submit(self._build, key, uuids, matrix)
+        threading.Thread(
+            target=self._build, args=(key, uuids, matrix), name="graphrecall-ann", daemon=True
+        ).start()
 
     def _build(self, key: Key, uuids: list[str], matrix: Matrix) -> None:
         try:
-            index = faiss.IndexHNSWFlat(matrix.shape[1], HNSW_M, faiss.METRIC_INNER_PRODUCT)
-            index.hnsw.efConstruction = EF_CONSTRUCTION
-            index.add(np.ascontiguousarray(matrix))
-            snapshot = Snapshot(uuids, matrix, index)
-            # Built from this very matrix: every row is in the index, nothing is stale.
-            rows = np.arange(len(uuids), dtype=np.int64)
-            identity = Alignment(matrix, rows, rows, np.zeros(0, dtype=np.int64))
-            with self._lock:
-                self._snapshots[key] = snapshot
-                self._alignments[key] = identity
-            log.info("vector index ready for %s/%s: %d vectors", key[0], key[1], len(uuids))
+            with self._one_build:
+                if not self._closed:
+                    self._build_now(key, uuids, matrix)
         except Exception:  # the exact search keeps answering; say why the index is missing
             log.exception("building the vector index for %s/%s failed", *key)
         finally:
             with self._lock:
                 self._building.discard(key)
+
+    def _build_now(self, key: Key, uuids: list[str], matrix: Matrix) -> None:
+        index = faiss.IndexHNSWFlat(matrix.shape[1], HNSW_M, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = EF_CONSTRUCTION
+        index.add(np.ascontiguousarray(matrix))
+        snapshot = Snapshot(uuids, matrix, index)
+        # Built from this very matrix: every row is in the index, nothing is stale.
+        rows = np.arange(len(uuids), dtype=np.int64)
+        identity = Alignment(matrix, rows, rows, np.zeros(0, dtype=np.int64))
+        with self._lock:
+            self._snapshots[key] = snapshot
+            self._alignments[key] = identity
+        log.info("vector index ready for %s/%s: %d vectors", key[0], key[1], len(uuids))
 
 
 def _align(snapshot: Snapshot, uuids: Sequence[str], matrix: Matrix) -> Alignment:
