@@ -1,6 +1,6 @@
-"""Contextual retrieval of chat messages: a message is indexed (BM25) and embedded with the
-message it replies to, and embedded with its date, so that a reply such as "5 years
-already!" is found by a question about what it answers."""
+"""Contextual retrieval of chat messages: a message is indexed (BM25) with the two messages
+before it in its thread, and embedded with its date and the message it replies to, so that
+a reply such as "5 years already!" is found by a question about what it answers."""
 
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ def _message(n: int, who: str, text: str, thread: str | None = THREAD) -> Episod
 CHAT = [
     _message(1, "Caroline", "Wow, what an amazing family pic! How long have you been married?"),
     _message(2, "Melanie", "5 years already! Time flies."),
-    _message(3, "Caroline", "That is lovely. I went hiking on Sunday."),
+    _message(3, "Caroline", "That is lovely."),
+    _message(4, "Melanie", "Thanks! I went hiking on Sunday."),
 ]
 
 
@@ -57,17 +58,17 @@ def _integrity(path: Path) -> None:
 def test_a_reply_is_found_through_the_message_it_answers(store: Store) -> None:
     store.insert(CHAT)
     found = store.text_search(Episode, {"graph_uuid": GRAPH}, ["married"])
-    # The question itself first (its own words weigh more), then the reply.
-    assert [u for u, _ in found] == ["e-t-1-1", "e-t-1-2"]
-    assert found[0][1] > found[1][1] > 0
-    # Only the previous message is context: the third message does not match.
-    assert "e-t-1-3" not in {u for u, _ in store.text_search(Episode, {}, ["married"])}
+    # The question itself first (its own words weigh more), then the reply, then the
+    # message after it (whose context is the whole exchange); the context is two messages
+    # deep, so the fourth does not match.
+    assert [u for u, _ in found] == ["e-t-1-1", "e-t-1-2", "e-t-1-3"]
+    assert found[0][1] > found[1][1] > found[2][1] > 0
 
 
 def test_context_stays_within_a_thread(store: Store) -> None:
-    store.insert([*CHAT, _message(4, "Melanie", "Sounds great!", thread="t-2")])
+    store.insert([*CHAT, _message(5, "Melanie", "Sounds great!", thread="t-2")])
     found = store.text_search(Episode, {"graph_uuid": GRAPH}, ["hiking"])
-    assert [u for u, _ in found] == ["e-t-1-3"]  # t-2's first message has no context
+    assert [u for u, _ in found] == ["e-t-1-4"]  # t-2's first message has no context
 
 
 def test_the_index_stays_consistent_through_updates_and_deletes(
@@ -77,8 +78,8 @@ def test_the_index_stays_consistent_through_updates_and_deletes(
     store.update(CHAT[1].model_copy(update={"content": "Five years!", "processed": True}))
     store.delete(Episode, {"uuid": "e-t-1-1"})
     _integrity(tmp_path / "db.sqlite")
-    # The reply keeps the context it was indexed with.
-    assert [u for u, _ in store.text_search(Episode, {}, ["married"])] == ["e-t-1-2"]
+    # The replies keep the context they were indexed with.
+    assert [u for u, _ in store.text_search(Episode, {}, ["married"])] == ["e-t-1-2", "e-t-1-3"]
     assert [u for u, _ in store.text_search(Episode, {}, ["five"])] == ["e-t-1-2"]
 
 
@@ -107,12 +108,14 @@ def test_upgrading_an_existing_database_backfills_the_context(tmp_path: Path) ->
         )
     assert migrate(conn) == len(MIGRATIONS)
     contexts = [r[0] for r in conn.execute("SELECT search_context FROM episodes ORDER BY uuid")]
-    assert contexts == [None, f"Caroline: {CHAT[0].content}", f"Melanie: {CHAT[1].content}"]
+    said = [f"{e.role_name}: {e.content}" for e in CHAT]
+    assert contexts == [None, said[0], f"{said[1]}\n{said[0]}", f"{said[2]}\n{said[1]}"]
     conn.close()
     _integrity(path)
     s = open_store(path)
     try:
-        assert [u for u, _ in s.text_search(Episode, {}, ["married"])] == ["e-t-1-1", "e-t-1-2"]
+        found = [u for u, _ in s.text_search(Episode, {}, ["married"])]
+        assert found == ["e-t-1-1", "e-t-1-2", "e-t-1-3"]
     finally:
         s.close()
 
@@ -120,7 +123,7 @@ def test_upgrading_an_existing_database_backfills_the_context(tmp_path: Path) ->
 def test_vector_text_has_the_date_and_the_message_replied_to(store: Store) -> None:
     store.insert(CHAT)
     previous = previous_messages(store, CHAT)
-    assert set(previous) == {"e-t-1-2", "e-t-1-3"}
+    assert set(previous) == {"e-t-1-2", "e-t-1-3", "e-t-1-4"}
     assert previous["e-t-1-2"].uuid == "e-t-1-1"
     assert contextual_text(CHAT[1], previous["e-t-1-2"]) == (
         "On 8 May 2023, Melanie: 5 years already! Time flies.\n"

@@ -171,3 +171,36 @@ def test_template_slots_keep_the_template_text_and_order() -> None:
         cut = pack(items, layout, budget)
         assert len(cut.text) <= budget
         assert cut.truncated == (budget < len(packed.text))
+
+
+def test_a_repeated_line_is_written_once_and_both_records_are_selected() -> None:
+    first = edge("Alice works at Acme")
+    twin = first.model_copy(update={"uuid": "e-twin"})  # the same fact, extracted twice
+    other = edge("Bob likes tea")
+    budget = len(SectionLayout().render([item("edge", first, 1), item("edge", other, 1)])[0])
+    packed = pack(
+        [item("edge", first, 0.9), item("edge", twin, 0.8), item("edge", other, 0.7)],
+        SectionLayout(),
+        budget,
+    )
+    assert packed.text.count("Alice works at Acme") == 1
+    assert "Bob likes tea" in packed.text  # the repeat cost no room
+    assert [i.uuid for i in packed.items] == [first.uuid, "e-twin", other.uuid]
+    assert not packed.truncated
+
+
+def test_an_observation_restating_its_name_says_it_once() -> None:
+    obs = Observation(
+        uuid="o-2",
+        graph_uuid="g",
+        name="Pattern: Alice swims on Sundays",
+        labels=["Pattern"],
+        summary="Alice swims on Sundays. (stated 3 times)",
+        created_at=STAMP,
+        updated_at=STAMP,
+    )
+    assert line_of("observation", obs) == "- Pattern: Alice swims on Sundays. (stated 3 times)"
+    plain = obs.model_copy(update={"name": "Alice", "summary": "Alice swims."})
+    assert line_of("observation", plain) == "- Alice swims."
+    other = obs.model_copy(update={"name": "Habit", "summary": "Swims."})
+    assert line_of("observation", other) == "- Habit: Swims."

@@ -23,7 +23,8 @@ log = logging.getLogger(__name__)
 
 
 def text_of(record: Record) -> str:
-    """The text a record's vector stands for (nodes: name + summary; edges: the fact)."""
+    """The text of a record (nodes: name + summary; edges: the fact): what its vector
+    stands for, except an episode's, which adds context (``contextual_text``)."""
     if isinstance(record, Episode) and record.role_name:
         return f"{record.role_name}: {record.content}"  # the speaker is part of the message
     if isinstance(record, Episode | Memory):
@@ -52,7 +53,7 @@ def contextual_text(episode: Episode, previous: Episode | None) -> str:
     the message it replies to: "On 8 May 2023, Mel: 5 years already!\n(replying to
     Caroline: How long have you been married?)". The message comes first: the embedder
     reads only its first 128 tokens. On LoCoMo (10 samples) this lifts vector-only evidence
-    recall@10 from 41 % to ... (docs/benchmarks.md)."""
+    recall@10 from 41.3 % to 54.4 % (docs/benchmarks.md)."""
     text = text_of(episode)
     day = _day(episode.reference_time)
     if day:

@@ -4,9 +4,10 @@ One request runs the retrieval core (``retrieval.engine.search``) once per scope
 entities, observations, thread summaries; never episodes unless a template asks for them),
 each with the ``cross_encoder`` reranker, so every candidate gets a relevance in [0, 1]
 from the same scorer: the configured cross-encoder, else the offline bi-encoder + lexical
-scorer. That relevance is the one global scale the scopes are ranked on; recency bias then
-scales it, and the best candidates are packed into the character budget
-(``services.context_block``).
+scorer. That relevance, times a prior per kind (``KIND_PRIOR``: summaries, of entities and
+of threads, count 0.85), is the one global scale the scopes are ranked on; recency bias
+then scales it, and the best candidates are packed into the character budget
+(``services.context_block``), each distinct line once.
 
 Time: a calendar phrase in the query that really constrains it ("what happened
 yesterday?") restricts the evidence to its window (``services.relative_time``), resolved
@@ -85,6 +86,16 @@ _KIND_OF_SLOT: dict[str, Kind] = {
     "user_summary": "user_summary",
 }
 _KIND_ORDER = {k: i for i, k in enumerate(("observation", "edge", "node", "thread_summary"))}
+# A prior on the shared scale, per kind. An entity's text is its name plus a summary that
+# restates several of its facts, and a thread summary restates a conversation's points, so
+# their BM25 part collects the matches of many facts at once and outranks each fact they
+# restate, while adding little beyond them. Measured on LoCoMo (the share of evidence
+# messages the block's facts and observations cite, 2,500 characters): 1.0 -> 38.8 %,
+# 0.9 -> 43.1 %, 0.85 -> 44.7 %, 0.8 -> 45.8 % (10 samples); 46.7 % -> 52.9 % at 0.85 on 3
+# samples of an older graph. At 0.85 a block holds ~14 facts, 4-6 entities, 3-5
+# observations and ~1 thread summary instead of ~8, 8-11, 2 and 1-2. A query about an
+# entity itself still ranks it first (its name matches).
+KIND_PRIOR: dict[str, float] = {"node": 0.85, "thread_summary": 0.85}
 # Filters that only edges can honour: with one of them, entities are the facts' endpoints.
 _EDGE_ONLY = frozenset(
     {
@@ -461,7 +472,7 @@ class _Plan:
                 kind,
                 record,
                 hit.relevance,
-                hit.relevance if hit.relevance is not None else hit.score,
+                _key(hit) * KIND_PRIOR.get(kind, 1.0),
                 line=line_of(kind, record),
             )
             for record, hit in found

@@ -44,6 +44,9 @@ class Item:
     score: float
     slot: int = 0
     line: str = ""
+    # Its line is already in the block (a restated fact): it is selected, and its record
+    # reported, without writing the line twice.
+    repeat: bool = False
 
     @property
     def uuid(self) -> str:
@@ -92,7 +95,13 @@ def line_of(kind: Kind, record: Rec, *, include_attributes: bool = False) -> str
     if kind == "observation":
         assert isinstance(record, Observation)
         name, summary = _one_line(record.name), _one_line(record.summary)
-        return f"- {summary}" if not name or name == summary else f"- {name}: {summary}"
+        if not name or summary.startswith(name):
+            return f"- {summary}"
+        # "Pattern: X" summarised as "X. (stated 2 times)": say X once.
+        label, colon, rest = name.partition(": ")
+        if colon and rest and summary.startswith(rest):
+            return f"- {label}: {summary}"
+        return f"- {name}: {summary}"
     if kind == "thread_summary":
         assert isinstance(record, ThreadSummary)
         through = (
@@ -155,7 +164,7 @@ class SectionLayout:
         blocks = [self.notice] if self.notice else []
         ordered: list[Item] = []
         for kind, items in sections.items():
-            blocks.append("\n".join([HEADERS[kind], *(i.line for i in items)]))
+            blocks.append("\n".join([HEADERS[kind], *(i.line for i in items if not i.repeat)]))
             ordered.extend(items)
         return SEPARATOR.join(blocks), ordered
 
@@ -190,25 +199,34 @@ class TemplateLayout:
                 out.append(part)
                 continue
             items = by_slot.get(index, [])
-            out.append("\n".join(i.line for i in items))
+            out.append("\n".join(i.line for i in items if not i.repeat))
             ordered.extend(items)
         return "".join(out), ordered
 
 
 def pack(candidates: Sequence[Item], layout: Layout, budget: int) -> Packed:
-    """Fill the block greedily in the order of ``candidates`` (best first)."""
+    """Fill the block greedily in the order of ``candidates`` (best first). A candidate
+    whose line is already in its section (the same fact extracted twice, from two
+    messages) is selected with the first but not written again: it costs no room, and
+    the results still report both records, so the provenance of that line is complete."""
     counts: dict[Hashable, tuple[int, int]] = {}
     if layout.length(counts) > budget:
         return Packed(truncated=True)
     chosen: list[Item] = []
+    written: set[tuple[Hashable, str]] = set()
     truncated = False
     for item in candidates:
         key = layout.group(item)
+        item.repeat = (key, item.line) in written
+        if item.repeat:
+            chosen.append(item)
+            continue
         n, total = counts.get(key, (0, 0))
         trial = {**counts, key: (n + 1, total + len(item.line))}
         if layout.length(trial) <= budget:
             counts = trial
             chosen.append(item)
+            written.add((key, item.line))
         else:
             truncated = True
     text, ordered = layout.render(chosen)

@@ -34,16 +34,21 @@ def _fts(tables: dict[str, tuple[str, ...]]) -> str:
 # How much a column of a full-text index counts in its BM25 score (``bm25()`` arguments,
 # in column order); tables not listed weigh every column 1.
 FTS_COLUMN_WEIGHTS: dict[str, tuple[float, ...]] = {"episodes": (1.0, 1.0, 0.5)}
-# How much of the previous message an episode's ``search_context`` keeps.
+# An episode's ``search_context``: the last CONTEXT_MESSAGES messages before it in its
+# thread, CONTEXT_CHARS characters of each.
+CONTEXT_MESSAGES = 2
 CONTEXT_CHARS = 300
 
 
-def _previous_message(row: str) -> str:
-    """SQL for the start of the message before ``row`` in its thread (None if first)."""
+def _previous_messages(row: str) -> str:
+    """SQL for the start of the messages before ``row`` in its thread, newest first, one a
+    line (None for a thread's first message)."""
     return (
-        f"(SELECT substr(coalesce(p.role_name || ': ', '') || p.content, 1, {CONTEXT_CHARS})"
-        f" FROM episodes p WHERE p.thread_uuid = {row}.thread_uuid"
-        f" AND p.created_at < {row}.created_at ORDER BY p.created_at DESC LIMIT 1)"
+        "(SELECT group_concat(said, char(10)) FROM"
+        f" (SELECT substr(coalesce(p.role_name || ': ', '') || p.content, 1, {CONTEXT_CHARS})"
+        f" AS said FROM episodes p WHERE p.thread_uuid = {row}.thread_uuid"
+        f" AND p.created_at < {row}.created_at"
+        f" ORDER BY p.created_at DESC LIMIT {CONTEXT_MESSAGES}))"
     )
 
 
@@ -220,11 +225,11 @@ MIGRATIONS: list[str] = [
     DROP TABLE episodes_fts;
     """
     + _fts({"episodes": ("role_name", "content")}),
-    # 7: contextual retrieval. A chat message is indexed with the message it answers, so
+    # 7: contextual retrieval. A chat message is indexed with the exchange it answers, so
     # "5 years already!" is found by "How long has Mel been married?" through the question
-    # it replies to. ``search_context`` holds the start of the previous message of the
-    # same thread; the trigger fills it at insert (stored, so the index's 'delete' always
-    # gets the values it indexed). Its column weighs half (``FTS_COLUMN_WEIGHTS``).
+    # it replies to. ``search_context`` holds the start of the two previous messages of
+    # the same thread; the trigger fills it at insert (stored, so the index's 'delete'
+    # always gets the values it indexed). Its column weighs half (``FTS_COLUMN_WEIGHTS``).
     """
     DROP TRIGGER episodes_fts_insert;
     DROP TRIGGER episodes_fts_delete;
@@ -233,13 +238,13 @@ MIGRATIONS: list[str] = [
     ALTER TABLE episodes ADD COLUMN search_context TEXT;
     """
     + f"""
-    UPDATE episodes SET search_context = {_previous_message("episodes")}
+    UPDATE episodes SET search_context = {_previous_messages("episodes")}
     WHERE thread_uuid IS NOT NULL;
     CREATE VIRTUAL TABLE episodes_fts USING fts5(role_name, content, search_context,
         content='episodes', content_rowid='rowid',
         tokenize='porter unicode61 remove_diacritics 2');
     CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
-    UPDATE episodes SET search_context = {_previous_message("new")}
+    UPDATE episodes SET search_context = {_previous_messages("new")}
     WHERE rowid = new.rowid AND new.thread_uuid IS NOT NULL;
     INSERT INTO episodes_fts(rowid, role_name, content, search_context)
     SELECT rowid, role_name, content, search_context FROM episodes WHERE rowid = new.rowid;
