@@ -28,3 +28,15 @@ def test_batching_and_padding_do_not_change_results() -> None:
     single = np.vstack([embedder.embed([t]) for t in texts[:2]])
     np.testing.assert_allclose(batched[:2], single, atol=1e-4)
     assert embedder.embed([]).shape == (0, 384)
+
+
+def test_repeated_texts_are_embedded_once() -> None:
+    embedder = MiniLMEmbedder()
+    first = embedder.embed(["Alice moved to Berlin.", "Bob likes jazz."])
+    before = embedder.computed
+    again = embedder.embed(["Bob likes jazz.", "Bob likes jazz.", "Alice moved to Berlin.", "new"])
+    assert embedder.computed == before + 1  # only "new" went through the model
+    np.testing.assert_allclose(again[0], first[1], atol=1e-6)
+    np.testing.assert_allclose(again[1], first[1], atol=1e-6)
+    np.testing.assert_allclose(again[2], first[0], atol=1e-6)
+    np.testing.assert_allclose(again[3], embedder.embed(["new"])[0], atol=1e-6)

@@ -82,3 +82,51 @@ def test_helpers() -> None:
     ]
     assert relation_name("not", "likes") == "NOT_LIKES"
     assert relation_name("works", "at") == "WORKS_AT"
+
+
+def test_chit_chat_questions_and_the_listener_give_no_facts(extractor: OfflineExtractor) -> None:
+    for text in (
+        "How have your family been supportive during your move?",
+        "Wow, your kids had so much fun at the park!",
+        "I'm so proud of you for spreading awareness.",
+        "The bones were so cool.",
+        "Those times are always special.",
+        "If I win, I'll buy a boat.",
+        "I would love to visit Japan.",
+    ):
+        result = run(extractor, text)
+        assert result.facts == [], text
+        # no stray nodes for what was dropped
+        assert {e.name for e in result.entities} <= {"Alice", "Japan"}, text
+
+
+def test_negation_reaches_through_complements_and_no(extractor: OfflineExtractor) -> None:
+    assert triples(run(extractor, "I'm not going to move to Berlin.")) == {
+        ("Alice", "NOT_PLANS_TO_MOVE_TO", "Berlin")
+    }
+    assert triples(run(extractor, "I have no kids.")) == {("Alice", "NOT_HAS", "kids")}
+    fact = run(extractor, "I never eat meat.").facts[0]
+    assert (fact.relation, fact.fact) == ("NOT_EATS", "Alice never eats meat")
+
+
+def test_complements_adjectives_and_light_nouns(extractor: OfflineExtractor) -> None:
+    assert triples(run(extractor, "I want to visit Paris next year.")) == {
+        ("Alice", "WANTS_TO_VISIT", "Paris")
+    }
+    assert triples(run(extractor, "I'm passionate about dancing.")) == {
+        ("Alice", "IS_PASSIONATE_ABOUT", "dancing")
+    }
+    assert triples(run(extractor, "I'm a big fan of pottery.")) == {
+        ("Alice", "IS_FAN_OF", "pottery")
+    }
+    assert triples(run(extractor, "I've always had a love for horses!")) == {
+        ("Alice", "HAS_LOVE_FOR", "horses")
+    }
+
+
+def test_greetings_are_not_entities_or_fact_text(extractor: OfflineExtractor) -> None:
+    result = run(extractor, "Hey Maria, I opened my own store in Chicago last week.", "Gina")
+    assert "Hey Maria" not in {e.name for e in result.entities}
+    opened = next(f for f in result.facts if f.relation == "OPENS")
+    assert opened.target == "Gina's store"  # "own" is not part of the name
+    assert opened.fact == "Gina opened Gina's own store in Chicago last week"

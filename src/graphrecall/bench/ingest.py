@@ -5,9 +5,11 @@ Two runs of the same data, each into a fresh database:
 - ``http``: the real ``zep-cloud`` SDK against a ``graphrecall serve`` subprocess on
   loopback, as a user would ingest (messages in batches of at most 30, then wait for every
   task): messages/s from the first add to the last finished task;
-- ``offline``: the same service calls in-process, then the worker's tasks run in this
-  thread, timed alone (the pipeline's cost without HTTP), with the time split into
-  embedding, extraction and the rest (resolution, temporal logic, summaries, SQL).
+- ``offline``: the same service calls in-process, then the queued tasks run by the
+  worker's own code (runs of tasks per graph, ``--threads`` worker threads, default the
+  server's), timed alone (the pipeline's cost without HTTP), with the time split into
+  embedding, extraction and the rest (resolution, temporal logic, summaries, SQL); with
+  more than one thread these are thread-seconds and overlap.
 
 Both print and record nodes, edges, invalidations (edges with ``invalid_at``),
 observations and thread summaries. A seeded sample of extracted facts with the messages
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import random
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -37,6 +40,7 @@ from graphrecall.domain.models import (
     Observation,
     ThreadSummary,
 )
+from graphrecall.ingest.worker import default_threads
 from graphrecall.ml.embedder import Embedder, Matrix
 from graphrecall.ml.extraction import Extraction, ExtractionInput, Extractor
 from graphrecall.store.base import Store
@@ -170,6 +174,9 @@ def wait_for_tasks(
 # -- in-process ----------------------------------------------------------------------------
 
 
+_COUNTING = threading.Lock()
+
+
 class TimedEmbedder:
     """Counts and times what the pipeline embeds."""
 
@@ -187,14 +194,21 @@ class TimedEmbedder:
     def model_id(self) -> str:
         return self.inner.model_id
 
+    @property
+    def computed(self) -> int | None:
+        """Texts the model actually ran on (the rest came from its cache), if it says."""
+        value = getattr(self.inner, "computed", None)
+        return value if isinstance(value, int) else None
+
     def embed(self, texts: Sequence[str]) -> Matrix:
         started = time.perf_counter()
         try:
             return self.inner.embed(texts)
         finally:
-            self.seconds += time.perf_counter() - started
-            self.texts += len(texts)
-            self.calls += 1
+            with _COUNTING:
+                self.seconds += time.perf_counter() - started
+                self.texts += len(texts)
+                self.calls += 1
 
 
 class TimedExtractor:
@@ -211,13 +225,16 @@ class TimedExtractor:
         try:
             return self.inner.extract(items)
         finally:
-            self.seconds += time.perf_counter() - started
-            self.items += len(items)
+            with _COUNTING:
+                self.seconds += time.perf_counter() - started
+                self.items += len(items)
 
 
-def ingest_offline(db: Path, samples: Sequence[Sample], *, log: Log = print) -> IngestRun:
+def ingest_offline(
+    db: Path, samples: Sequence[Sample], *, log: Log = print, worker_threads: int | None = None
+) -> IngestRun:
     """The same users, threads and messages through the services in-process; then every
-    queued task run in this thread (``ingest.worker.run_task``), timed alone."""
+    queued task run by the worker's code (``drain_tasks``), timed alone."""
     from graphrecall.domain.inputs import MessageCreate, MessagesAdd, UserCreate
     from graphrecall.services import projects, threads, users
     from graphrecall.services.context import Context
@@ -258,10 +275,19 @@ def ingest_offline(db: Path, samples: Sequence[Sample], *, log: Log = print) -> 
                 sessions += 1
             done.append(IngestedSample(sample, user.uuid, user.graph_uuid, episodes))
         add_s = time.perf_counter() - started
-        tasks, failed, seconds = drain_tasks(store, embedder, extractor, log=log)
+        cpu_started = time.process_time()
+        tasks, failed, seconds = drain_tasks(
+            store, embedder, extractor, log=log, threads=worker_threads
+        )
+        cpu_s = time.process_time() - cpu_started
     finally:
         store.close()
     breakdown = time_breakdown(seconds, model_load_s, embedder, extractor)
+    breakdown["threads"] = worker_threads or default_threads()
+    # CPU time of the whole process while the tasks ran: on a shared machine it moves
+    # much less than wall time, so it is the fairer number to compare runs with.
+    breakdown["cpu_s"] = round(cpu_s, 3)
+    breakdown["messages_per_cpu_s"] = round(messages / cpu_s, 2) if cpu_s else None
     return IngestRun(done, messages, sessions, seconds, add_s, tasks, failed, breakdown)
 
 
@@ -271,39 +297,68 @@ def timed_models() -> tuple[TimedEmbedder, TimedExtractor, float]:
     from graphrecall.ml.embedder import MiniLMEmbedder
     from graphrecall.ml.offline_extractor import OfflineExtractor
 
-    embedder = TimedEmbedder(MiniLMEmbedder())
+    model = MiniLMEmbedder()
+    embedder = TimedEmbedder(model)
     extractor = TimedExtractor(OfflineExtractor())
     started = time.perf_counter()
     embedder.embed(["warm up"])
     extractor.extract([ExtractionInput(text="I moved to Paris.", reference_time="2023")])
     model_load_s = time.perf_counter() - started
-    embedder.seconds = embedder.texts = embedder.calls = 0
+    embedder.seconds = embedder.texts = embedder.calls = model.computed = 0
     extractor.seconds = extractor.items = 0
     return embedder, extractor, model_load_s
 
 
 def drain_tasks(
-    store: Store, embedder: Embedder, extractor: Extractor, *, log: Log = print
+    store: Store,
+    embedder: Embedder,
+    extractor: Extractor,
+    *,
+    log: Log = print,
+    threads: int | None = None,
 ) -> tuple[int, list[dict[str, Any]], float]:
-    """Run every queued task in this thread (``ingest.worker.run_task``), oldest first:
-    (tasks run, the failed ones, seconds)."""
+    """Run every queued task as the server's worker does (``claim_run``/``run_tasks``:
+    runs of one graph's tasks, ``threads`` threads, default the worker's): (tasks run,
+    the failed ones, seconds)."""
+    from graphrecall.domain.models import Task
     from graphrecall.ingest.context import IngestContext
-    from graphrecall.ingest.worker import run_task
+    from graphrecall.ingest.worker import claim_run, run_tasks
 
     ictx = IngestContext(store, embedder, extractor)
     failed: list[dict[str, Any]] = []
-    tasks = 0
+    done = [0]
+    lock = threading.Lock()
     started = time.perf_counter()
-    next_note = started + 15
-    while (task := store.claim_task()) is not None:
-        result = run_task(ictx, task)
-        tasks += 1
-        if result.status != "succeeded":
-            failed.append({"task": task.uuid, "status": result.status, "error": result.error})
-        if time.perf_counter() >= next_note:
-            log(f"  processing: {tasks} tasks done, {time.perf_counter() - started:.0f} s")
-            next_note = time.perf_counter() + 15
-    return tasks, failed, time.perf_counter() - started
+    next_note = [started + 15]
+
+    def loop() -> None:
+        while True:
+            run = claim_run(store)
+            if not run:
+                if store.count(Task, {"status": ["pending", "processing"]}) == 0:
+                    return
+                time.sleep(0.005)  # another thread holds the only graph with work
+                continue
+            results = run_tasks(ictx, run)
+            with lock:
+                done[0] += len(run)
+                for task, result in zip(run, results, strict=True):
+                    if result.status != "succeeded":
+                        failed.append(
+                            {"task": task.uuid, "status": result.status, "error": result.error}
+                        )
+                if time.perf_counter() >= next_note[0]:
+                    log(
+                        f"  processing: {done[0]} tasks done, {time.perf_counter() - started:.0f} s"
+                    )
+                    next_note[0] = time.perf_counter() + 15
+
+    workers = [threading.Thread(target=loop) for _ in range(threads or default_threads())]
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        thread.join()
+    return done[0], failed, time.perf_counter() - started
 
 
 def time_breakdown(
@@ -316,6 +371,7 @@ def time_breakdown(
         "embed_s": round(embedder.seconds, 3),
         "embed_calls": embedder.calls,
         "embed_texts": embedder.texts,
+        "embed_computed": embedder.computed,
         "embed_texts_per_s": round(embedder.texts / embedder.seconds, 1)
         if embedder.seconds
         else None,
@@ -449,6 +505,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--facts", type=int, default=50, help="facts to sample for review (50)")
     parser.add_argument("--seed", type=int, default=7, help="seed of the fact sample (7)")
     parser.add_argument(
+        "--threads",
+        type=int,
+        help="worker threads of the offline run (default: the server's, GRAPHRECALL_WORKER_THREADS"
+        " or 2)",
+    )
+    parser.add_argument(
         "--workdir", help="keep the databases and the server log here (default: a temp dir)"
     )
 
@@ -470,6 +532,7 @@ def run(args: argparse.Namespace) -> int:
             "facts": args.facts,
             "seed": args.seed,
             "batch": BATCH,
+            "threads": args.threads or default_threads(),
         },
         "messages": sum(len(s.turns) for s in samples),
         "sessions": sum(len(s.sessions) for s in samples),
@@ -492,7 +555,7 @@ def run(args: argparse.Namespace) -> int:
         if args.mode in ("both", "offline"):
             db = _fresh(work / "ingest-offline.db")
             print("offline: services + worker tasks in-process", flush=True)
-            run_offline = ingest_offline(db, samples, log=_log)
+            run_offline = ingest_offline(db, samples, log=_log, worker_threads=args.threads)
             result["runs"]["offline"] = _describe(db, run_offline)
             facts_from = (db, run_offline)
         assert facts_from is not None
@@ -598,10 +661,12 @@ def table(result: dict[str, Any]) -> str:
         b = offline["breakdown"]
         lines.append("")
         lines.append(
-            f"offline pipeline time: embed {b['embed_s']:.1f} s ({b['embed_texts']} texts,"
+            f"offline pipeline time ({b.get('threads', 1)} thread(s)): embed {b['embed_s']:.1f} s"
+            f" ({b['embed_texts']} texts, {b.get('embed_computed')} through the model,"
             f" {b['embed_texts_per_s']}/s), extract {b['extract_s']:.1f} s"
             f" ({b['extract_items_per_s']}/s), rest {b['rest_s']:.1f} s;"
-            f" model load {b['model_load_s']:.1f} s (not counted)"
+            f" model load {b['model_load_s']:.1f} s (not counted); CPU {b.get('cpu_s')} s ="
+            f" {b.get('messages_per_cpu_s')} messages per CPU-second"
         )
     target = result.get("target") or {}
     if target.get("measured") is not None:

@@ -136,6 +136,14 @@ def observe(store: Store, edge: Edge, episode_uuids: list[str]) -> Observation |
         where=JsonPath("attributes", "edge_uuid", "eq", edge.uuid),
         limit=1,
     )
+    name = f"{category}: {edge.fact.rstrip('.')}"[:200]
+    if not found:
+        # One clause can give several edges ("loves hiking", "loves hiking in the Alps"):
+        # they share one observation, which cites the episodes of them all.
+        found = store.find(Observation, {"graph_uuid": edge.graph_uuid, "name": name}, limit=1)
+        if found:
+            store.link_episodes(Observation, edge.graph_uuid, found[0].uuid, episode_uuids)
+            episode_uuids = store.episodes_of(Observation, [found[0].uuid])[found[0].uuid][0]
     now = clock.now()
     times = len(set(episode_uuids))
     summary = edge.fact.rstrip(".") + "." + (f" (stated {times} times)" if times > 1 else "")
@@ -148,7 +156,7 @@ def observe(store: Store, edge: Edge, episode_uuids: list[str]) -> Observation |
         observation = Observation(
             uuid=new_id(),
             graph_uuid=edge.graph_uuid,
-            name=f"{category}: {edge.fact.rstrip('.')}"[:200],
+            name=name,
             labels=[category],
             summary=summary,
             attributes={"edge_uuid": edge.uuid, "relation": edge.name},

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,13 +34,14 @@ from graphrecall.domain.models import (
 )
 from graphrecall.ingest import derive, temporal
 from graphrecall.ingest.context import IngestContext
-from graphrecall.ingest.embedding import embed_records, text_of
+from graphrecall.ingest.embedding import embed_records, episode_vector_texts, text_of
 from graphrecall.ingest.resolution import (
     EntityResolver,
     contradicted_by,
     find_restatement,
     invalidate,
 )
+from graphrecall.ml.embedder import EmbedderUnavailable
 from graphrecall.ml.extraction import (
     EdgeType,
     EntityType,
@@ -59,9 +61,19 @@ class Outcome:
     edges_merged: int = 0
     edges_invalidated: int = 0
     dirty: dict[type[Record], dict[str, Record]] = field(default_factory=dict)
+    fresh: list[Edge] = field(default_factory=list)  # edges inserted (this episode)
 
     def touch(self, record: Record) -> None:
         self.dirty.setdefault(type(record), {})[record.uuid] = record
+
+    def add(self, other: Outcome) -> None:
+        """Fold in a later episode's outcome (its copies of records are the newer ones)."""
+        self.nodes_created += other.nodes_created
+        self.edges_created += other.edges_created
+        self.edges_merged += other.edges_merged
+        self.edges_invalidated += other.edges_invalidated
+        for kind, records in other.dirty.items():
+            self.dirty.setdefault(kind, {}).update(records)
 
 
 def effective_ontology(ctx: IngestContext, graph: Graph) -> dict[str, Any]:
@@ -73,21 +85,49 @@ def effective_ontology(ctx: IngestContext, graph: Graph) -> dict[str, Any]:
 
 
 def process_episodes(ctx: IngestContext, task: Task) -> dict[str, Any]:
+    """The handler of one episode task (``graph.add``, ``thread.add_messages``)."""
+    return process_run(ctx, [task])[0]
+
+
+@dataclass
+class _Batch:
+    """One task's share of a run."""
+
+    task: Task
+    episodes: list[Episode]
+    first: int  # index of its first episode in the run
+    outcome: Outcome = field(default_factory=Outcome)
+
+
+def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
+    """Process the episodes of several queued tasks of one graph, in order, and return
+    each task's result.
+
+    The slow steps are shared by the whole run: one extraction call, one embedding call
+    for every episode and every extracted fact text, and one embedding of the nodes and
+    thread summaries the run changed (a node touched by ten tasks is embedded once, with
+    its final text). Each episode still commits alone, in order, with its vector, its
+    edges and their vectors, and its ``processed`` flag.
+    """
     store = ctx.store
-    assert task.graph_uuid is not None
-    graph = store.get(Graph, task.graph_uuid)
+    graph_uuid = tasks[0].graph_uuid
+    assert graph_uuid is not None and all(t.graph_uuid == graph_uuid for t in tasks)
+    graph = store.get(Graph, graph_uuid)
     if graph is None:  # deleted since it was queued
-        return {"skipped": "graph deleted"}
-    wanted = list(task.payload.get("episodes", []))
-    episodes = [
-        e
-        for e in store.find(
-            Episode, {"graph_uuid": graph.uuid, "uuid": wanted}, order_by="created_at"
-        )
-        if not e.processed
-    ]
-    skip = set(task.payload.get("skip_extraction", []))
-    strict = bool(task.payload.get("strict_ontology"))
+        return [{"skipped": "graph deleted"} for _ in tasks]
+    batches: list[_Batch] = []
+    episodes: list[Episode] = []
+    for task in tasks:
+        wanted = list(task.payload.get("episodes", []))
+        found = [
+            e
+            for e in store.find(
+                Episode, {"graph_uuid": graph.uuid, "uuid": wanted}, order_by="created_at"
+            )
+            if not e.processed
+        ]
+        batches.append(_Batch(task, found, len(episodes)))
+        episodes.extend(found)
     user_node, user = _user_node(ctx, graph)
     ontology = effective_ontology(ctx, graph)
     project = store.get(Project, graph.project_uuid)
@@ -96,45 +136,121 @@ def process_episodes(ctx: IngestContext, task: Task) -> dict[str, Any]:
         or graph.time_zone
         or (project.default_time_zone if project else None)
     )
-    embed_records(store, ctx.embedder, episodes)
     inputs = [_input(e, graph, user, user_node, ontology) for e in episodes]
+    skip = {u for t in tasks for u in t.payload.get("skip_extraction", [])}
     to_extract = [i for i, e in enumerate(episodes) if e.uuid not in skip]
     extractions: dict[int, Extraction] = {}
     if ctx.extractor is not None and to_extract:
         results = ctx.extractor.extract([inputs[i] for i in to_extract])
         extractions = dict(zip(to_extract, results, strict=True))
-    outcome = Outcome()
+    # Episodes and the facts' texts in one call (fact texts become edge texts; a fact that
+    # turns out to restate a known edge costs one wasted vector).
+    # An episode's vector text is contextual (its date and the message it replies to).
+    episode_texts = episode_vector_texts(store, episodes)
+    vectors = _embed(
+        ctx,
+        [*episode_texts.values(), *(f.fact for x in extractions.values() for f in x.facts)],
+    )
     resolver = EntityResolver(store, graph.uuid, user_node)
-    for i, episode in enumerate(episodes):
-        with store.transaction():
-            extraction = extractions.get(i)
-            if extraction is not None:
-                _apply(
-                    ctx,
-                    graph,
-                    episode,
-                    inputs[i],
-                    extraction,
-                    resolver,
-                    ontology,
-                    strict,
-                    outcome,
-                    tz,
-                )
-            store.update(episode.model_copy(update={"processed": True}))
-    for kind in (Node, Edge, ThreadSummary):
-        records = list(outcome.dirty.get(kind, {}).values())
-        if records:
-            embed_records(store, ctx.embedder, records)
-    _observation_vectors(ctx, list(outcome.dirty.get(Observation, {}).values()))
-    return {
-        "episode_uuid": episodes[0].uuid if len(episodes) == 1 else None,
-        "episodes": [{"uuid": e.uuid} for e in episodes],
-        "nodes_created": outcome.nodes_created,
-        "edges_created": outcome.edges_created,
-        "edges_merged": outcome.edges_merged,
-        "edges_invalidated": outcome.edges_invalidated,
-    }
+    unembedded: dict[str, Edge] = {}  # edges whose text was not embedded up front
+    try:
+        for batch in batches:
+            strict = bool(batch.task.payload.get("strict_ontology"))
+            for i, episode in enumerate(batch.episodes, start=batch.first):
+                # Counted only once committed: a failed episode leaves no trace.
+                outcome = Outcome()
+                with store.transaction():
+                    extraction = extractions.get(i)
+                    if extraction is not None:
+                        _apply(
+                            ctx,
+                            graph,
+                            episode,
+                            inputs[i],
+                            extraction,
+                            resolver,
+                            ontology,
+                            strict,
+                            outcome,
+                            tz,
+                        )
+                    _store_vectors(ctx, vectors, [episode], {}, episode_texts)
+                    _store_vectors(ctx, vectors, outcome.fresh, unembedded)
+                    store.update(episode.model_copy(update={"processed": True}))
+                batch.outcome.add(outcome)
+    finally:
+        # What the run changed, with its final text, in one embedding call. (Also after a
+        # failure: the episodes committed so far keep their vectors.)
+        _embed_changes(ctx, batches, vectors, unembedded)
+    return [
+        {
+            "episode_uuid": b.episodes[0].uuid if len(b.episodes) == 1 else None,
+            "episodes": [{"uuid": e.uuid} for e in b.episodes],
+            "nodes_created": b.outcome.nodes_created,
+            "edges_created": b.outcome.edges_created,
+            "edges_merged": b.outcome.edges_merged,
+            "edges_invalidated": b.outcome.edges_invalidated,
+        }
+        for b in batches
+    ]
+
+
+Vectors = dict[str, Any]  # text -> its vector (numpy row)
+
+
+def _embed(ctx: IngestContext, texts: list[str]) -> Vectors:
+    """Vectors for ``texts`` (each distinct text once); empty without an embedder."""
+    distinct = list(dict.fromkeys(texts))
+    if ctx.embedder is None or not distinct:
+        return {}
+    try:
+        matrix = ctx.embedder.embed(distinct)
+    except EmbedderUnavailable as exc:
+        log.warning("embedder unavailable, continuing lexical-only: %s", exc)
+        return {}
+    return {text: matrix[i] for i, text in enumerate(distinct)}
+
+
+def _store_vectors(
+    ctx: IngestContext,
+    vectors: Vectors,
+    records: list[Any],
+    missing: dict[str, Any],
+    texts: Mapping[str, str] | None = None,
+) -> None:
+    """Store the vectors of ``records`` (one kind, one graph) from ``vectors``; records
+    whose text has none are put in ``missing``."""
+    items = []
+    for record in records:
+        vector = vectors.get((texts or {}).get(record.uuid) or text_of(record))
+        if vector is None:
+            missing[record.uuid] = record
+        else:
+            items.append((record.uuid, vector))
+    if items:
+        ctx.store.set_embeddings(type(records[0]), records[0].graph_uuid, items)
+
+
+def _embed_changes(
+    ctx: IngestContext, batches: list[_Batch], vectors: Vectors, unembedded: dict[str, Edge]
+) -> None:
+    run = Outcome()
+    for batch in batches:
+        run.add(batch.outcome)
+    dirty = run.dirty
+    later: list[Record] = [
+        *unembedded.values(),
+        *dirty.get(Node, {}).values(),
+        *dirty.get(ThreadSummary, {}).values(),
+    ]
+    if ctx.embedder is not None and later:
+        vectors.update(_embed(ctx, [text_of(r) for r in later]))
+        with ctx.store.transaction():
+            for kind in (Edge, Node, ThreadSummary):
+                records = [r for r in later if isinstance(r, kind)]
+                if records:
+                    _store_vectors(ctx, vectors, records, {})
+    _observation_vectors(ctx, list(dirty.get(Observation, {}).values()))
 
 
 def _observation_vectors(ctx: IngestContext, observations: list[Any]) -> None:
@@ -147,8 +263,8 @@ def _observation_vectors(ctx: IngestContext, observations: list[Any]) -> None:
     shared = [(o.uuid, vectors[e]) for e, o in by_edge.items() if e in vectors]
     if shared:
         ctx.store.set_embeddings(Observation, observations[0].graph_uuid, shared)
-    rest = [o for o in observations if o.uuid not in {u for u, _ in shared}]
-    embed_records(ctx.store, ctx.embedder, rest)
+    done = {u for u, _ in shared}
+    embed_records(ctx.store, ctx.embedder, [o for o in observations if o.uuid not in done])
 
 
 def _user_node(ctx: IngestContext, graph: Graph) -> tuple[Node | None, User | None]:
@@ -323,6 +439,7 @@ def _apply(
             outcome.edges_created += 1
             outcome.edges_invalidated += len(changed)
             outcome.touch(edge)
+            outcome.fresh.append(edge)
             final = edge
         new_facts.append(final)
         for node_uuid in (final.source_node_uuid, final.target_node_uuid):

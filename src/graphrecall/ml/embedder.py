@@ -14,6 +14,7 @@ import hashlib
 import logging
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any, Protocol
@@ -53,11 +54,18 @@ class MiniLMEmbedder:
     # 82 texts/s, 2 threads with batches of 64 ran 58/s. One thread also leaves a core for
     # the API. GRAPHRECALL_EMBED_THREADS overrides the thread count.
     batch_size = 16
+    # Recently embedded texts, by text: ingestion embeds the same text again and again (one
+    # clause stated as several facts, a node whose text did not change, "Thanks!").
+    # 4,096 vectors are 6 MiB.
+    cache_size = 4096
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._session: Any = None
         self._tokenizer: Any = None
+        self._cache: OrderedDict[str, Matrix] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self.computed = 0  # texts that went through the model (not served from the cache)
 
     def _load(self) -> None:
         try:
@@ -79,9 +87,9 @@ class MiniLMEmbedder:
         )
         data = resources.files("graphrecall.ml").joinpath("data/minilm-tokenizer.json")
         tokenizer = Tokenizer.from_str(data.read_text(encoding="utf-8"))
-        # The shipped tokenizer pads every input to 128 tokens; pad to the batch's longest.
+        # The shipped tokenizer pads every input to 128 tokens; embed() pads each batch to
+        # its longest member itself.
         tokenizer.no_padding()
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         tokenizer.enable_truncation(self.max_tokens)
         self._tokenizer = tokenizer
         log.info("loaded embedder %s from %s", self.model_id, model_path)
@@ -92,18 +100,43 @@ class MiniLMEmbedder:
         with self._lock:
             if self._session is None:
                 self._load()
-        # Sorting by length keeps padding small inside each batch.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        todo: dict[str, list[int]] = {}  # each distinct text not in the cache -> its rows
+        with self._cache_lock:
+            for i, text in enumerate(texts):
+                hit = self._cache.get(text)
+                if hit is not None:
+                    self._cache.move_to_end(text)
+                    out[i] = hit
+                else:
+                    todo.setdefault(text, []).append(i)
+        if not todo:
+            return out
+        # Tokenize once, then batch by token count: each batch is padded to its longest
+        # member, so similar lengths together waste the least padding.
+        distinct = list(todo)
+        encodings = self._tokenizer.encode_batch(distinct)
+        order = sorted(range(len(distinct)), key=lambda i: len(encodings[i].ids))
+        vectors = np.zeros((len(distinct), self.dim), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
-            out[idx] = self._embed_batch([texts[i] for i in idx])
+            vectors[idx] = self._embed_batch([encodings[i].ids for i in idx])
+        with self._cache_lock:
+            self.computed += len(distinct)
+            for text, vector in zip(distinct, vectors, strict=True):
+                out[todo[text]] = vector
+                self._cache[text] = vector.copy()
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
         return out
 
-    def _embed_batch(self, texts: list[str]) -> Matrix:
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    def _embed_batch(self, token_ids: list[list[int]]) -> Matrix:
+        width = max(len(t) for t in token_ids)
+        ids = np.zeros((len(token_ids), width), dtype=np.int64)  # 0 is [PAD]
+        mask = np.zeros((len(token_ids), width), dtype=np.int64)
+        for row, tokens in enumerate(token_ids):
+            ids[row, : len(tokens)] = tokens
+            mask[row, : len(tokens)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         hidden = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
         weights = mask[:, :, None].astype(np.float32)

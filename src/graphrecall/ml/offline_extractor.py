@@ -9,8 +9,15 @@ Rules, per sentence:
 - facts: for each verb with a resolvable subject, one fact per object (direct object,
   attribute, prepositional object, or the object of an open clausal complement). The
   relation is the verb's lemma in third person plus particle and preposition, in
-  UPPER_SNAKE ("moved to" -> MOVES_TO, "works at" -> WORKS_AT, negated -> NOT_LIKES); the
-  fact text is the clause with pronouns resolved ("Caroline moved to Lisbon last Tuesday");
+  UPPER_SNAKE ("moved to" -> MOVES_TO, "works at" -> WORKS_AT); an open complement joins
+  its head ("want to visit Paris" -> WANTS_TO_VISIT, "going to move to" ->
+  PLANS_TO_MOVE_TO); a negation anywhere on that chain, or "no" on the object, gives
+  NOT_... ("doesn't expect to win", "has no kids"). The fact text is the clause with
+  pronouns resolved ("Caroline moved to Lisbon last Tuesday"), without a leading greeting;
+- what is not a fact: questions, conditional and hypothetical clauses ("if ...", "when
+  ...", "would ..."), anything said about "you" or about someone's ("your", "her") thing,
+  bare adjectives ("the bones were so cool"; "proud of X" keeps X) and generic nouns
+  ("way", "times", "fun"; "a love for horses" keeps horses);
 - times: DATE entities inside the clause become ``valid_at`` (or ``invalid_at`` after
   "until"/"till"), resolved later against the episode's reference time.
 """
@@ -79,6 +86,66 @@ SKIP_PRONOUNS = {
     "thing",
     "things",
 }
+SECOND_PERSON = {"you", "your", "yours", "yourself", "yourselves", "ya", "u", "ur"}
+# Whose thing "her kids" is cannot be told offline; such facts would name the wrong owner.
+OTHER_POSSESSIVE = SECOND_PERSON | {"his", "her", "their", "its", "theirs"}
+GREETINGS = {
+    "hey",
+    "hi",
+    "hello",
+    "thanks",
+    "thank",
+    "wow",
+    "oh",
+    "congrats",
+    "congratulations",
+    "yeah",
+    "yes",
+    "ok",
+    "okay",
+    "dear",
+    "aw",
+    "aww",
+    "omg",
+    "haha",
+    "lol",
+    "sure",
+    "well",
+    "hmm",
+    "ah",
+    "bye",
+    "cheers",
+}
+# Nouns too general to be an entity on their own ("way", "times", "fun"); kept inside a
+# compound ("support group"), and as the light head of "a love for horses" (-> horses).
+GENERIC_NOUNS = frozenset(
+    """way time thing lot lots bit stuff kind sort type part day moment fun feeling idea sense
+    chance one ones everything something anything nothing people others folks guy guys
+    everyone someone anyone none much many difference impact progress effort advice
+    encouragement inspiration motivation support love joy happiness hope strength courage
+    peace comfort pride luck help change experience journey life world reminder step lesson
+    word words question answer point reason opportunity memory memories vibe vibes situation
+    news look thought thoughts interest passion fan lover member deal number couple
+    amount plenty bunch ton tons kinds types parts sorts days moments feelings ideas things
+    times ways others lots loads load variety rest blast path paths""".split()  # noqa: SIM905
+)
+# Generic heads that point at their complement: "a big fan of pottery" -> pottery.
+LIGHT_NOUNS = frozenset(
+    """fan lover member love passion interest part kind sort type fear experience lot lots
+    bunch ton tons piece""".split()  # noqa: SIM905
+)
+LIGHT_PREPOSITIONS = frozenset({"of", "for", "about", "in", "on", "with", "at", "to"})
+# Opinion and quantity adjectives dropped from entity names ("amazing products" ->
+# "products", "Gina's own store" -> "Gina's store").
+EVALUATIVE = frozenset(
+    """amazing great good nice lovely awesome beautiful cool big huge real whole own special
+    cute wonderful fantastic incredible much many few several other same entire true actual
+    super fun exciting perfect best new gorgeous stunning cozy fabulous brilliant terrific
+    sweet crazy little bit such certain""".split()  # noqa: SIM905
+)
+HYPOTHETICAL = {"would", "could", "should", "might", "may", "'d", "must"}
+CONDITIONAL_MARKS = {"if", "unless", "whether", "once"}
+CONDITIONAL_WH = {"when", "where", "why", "whenever", "wherever"}
 SUBJECT_DEPS = {"nsubj", "nsubjpass"}
 OBJECT_DEPS = {"dobj", "attr", "oprd", "dative", "acomp"}
 CLAUSE_BREAK_DEPS = {"conj", "cc", "advcl", "ccomp", "parataxis", "relcl", "mark"}
@@ -108,6 +175,9 @@ class OfflineExtractor:
     def __init__(self) -> None:
         self._nlp: Any = None
         self._lock = threading.Lock()
+        # spaCy does not promise thread safety (a pipeline shares its vocabulary and
+        # string store); worker threads take turns here and overlap in everything else.
+        self._run_lock = threading.Lock()
 
     def _load(self) -> Any:
         with self._lock:
@@ -125,14 +195,18 @@ class OfflineExtractor:
     def extract(self, items: list[ExtractionInput]) -> list[Extraction]:
         nlp = self._load()
         texts = [_clean(item.text) for item in items]
-        return [
-            _Rules(item, doc).run()
-            for item, doc in zip(items, nlp.pipe(texts, batch_size=64), strict=True)
-        ]
+        with self._run_lock:
+            return [
+                _Rules(item, doc).run()
+                for item, doc in zip(items, nlp.pipe(texts, batch_size=64), strict=True)
+            ]
 
 
 def _clean(text: str) -> str:
     return text[:5000]
+
+
+Candidate = tuple[str, str | None]  # an entity's name and label, not yet registered
 
 
 class _Rules:
@@ -152,8 +226,9 @@ class _Rules:
             self._entity(self.speaker, self.item.speaker_label or "Person")
         for ent in self.doc.ents:
             label = NER_LABELS.get(ent.label_)
-            if label and not _is_pronoun_like(ent.text):
-                self._entity(_span_name(ent), label)
+            name = _span_name(ent)
+            if label and _valid_name(name) and not _is_pronoun_like(name):
+                self._entity(name, label)
         for token in self.doc:
             if token.pos_ in ("VERB", "AUX") and token.dep_ != "aux" and token.dep_ != "auxpass":
                 self._verb(token)
@@ -168,33 +243,47 @@ class _Rules:
             self.entities[key].label = label
         return self.entities[key].name
 
-    def _resolve(self, token: Any) -> str | None:
-        """The entity a subject/object token stands for, or None."""
+    def _resolve(self, token: Any) -> Candidate | None:
+        """The entity a subject/object token stands for, or None. Nothing is registered
+        until a fact uses it, so a dropped fact leaves no stray node."""
         lower = token.lower_
         if lower in FIRST_PERSON:
-            return self._entity(self.speaker, None) if self.speaker else None
+            return (self.speaker, None) if self.speaker else None
         if token.i in self.ent_of:
             ent = self.ent_of[token.i]
             if ent.label_ in ("DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT"):
                 return None
-            return self._entity(_span_name(ent), NER_LABELS.get(ent.label_))
+            name = _span_name(ent)
+            return (name, NER_LABELS.get(ent.label_)) if _valid_name(name) else None
         for child in token.children:  # "my sister Jane" -> Jane
             if child.dep_ == "appos" and child.pos_ == "PROPN":
                 return self._resolve(child)
-        if token.pos_ == "PRON" or lower in SKIP_PRONOUNS:
+        if token.pos_ == "PRON" or lower in SKIP_PRONOUNS or lower in SECOND_PERSON:
             return None
+        if token.dep_ in SUBJECT_DEPS and any(
+            c.dep_ == "det" and c.lower_ == "no" for c in token.children
+        ):
+            return None  # "no one came"; an object's "no" ("has no kids") negates the fact
         if token.pos_ == "PROPN":
-            return self._entity(_compound(token), None)
-        if token.pos_ == "VERB":
-            return self._entity(token.lower_, None)  # a gerund: "hiking", "painting"
-        if token.pos_ == "NOUN" or (token.pos_ == "ADJ" and token.dep_ == "acomp"):
+            name = _compound(token)
+            return (name, None) if _valid_name(name) else None
+        if token.pos_ == "VERB":  # a gerund: "hiking", "painting"
+            return (lower, None) if _valid_word(lower) else None
+        if token.pos_ == "NOUN":
             phrase = _compound(token)
+            has_compound = any(c.dep_ == "compound" for c in token.children)
+            if not _valid_word(phrase) or (_head_word(token) in GENERIC_NOUNS and not has_compound):
+                return None
             owner = next((c for c in token.children if c.dep_ == "poss"), None)
-            if owner is not None and owner.lower_ in FIRST_PERSON_POSSESSIVE and self.speaker:
+            if owner is not None and owner.lower_ in OTHER_POSSESSIVE:
+                return None  # "your kids", "her kids": whose, we cannot tell
+            if owner is not None and owner.lower_ in FIRST_PERSON_POSSESSIVE:
+                if not self.speaker:
+                    return None
                 phrase = f"{self.speaker}'s {phrase}"
             elif owner is not None and owner.pos_ == "PROPN":
                 phrase = f"{_compound(owner)}'s {phrase}"
-            return self._entity(phrase, None)
+            return (phrase, None)
         return None
 
     # -- facts ---------------------------------------------------------------------------
@@ -213,16 +302,100 @@ class _Rules:
                 return None
         return None
 
+    def _has_state(self, subject: Any, source: Candidate, adjective: Any) -> bool:
+        if adjective.lower_ in EVALUATIVE or not adjective.is_alpha or len(adjective.text) < 3:
+            return False
+        if any(c.dep_ == "prep" and c.lower_ in LIGHT_PREPOSITIONS for c in adjective.children):
+            return False  # "passionate about dancing" says it with its complement
+        return (
+            source[0] == self.speaker
+            or subject.pos_ == "PROPN"
+            or subject.i in self.ent_of
+            or "'s " in source[0]
+        )
+
+    def _chain(self, verb: Any) -> list[Any]:
+        """The verb and the verbs it shares a subject with, up to the one that has it
+        ("could share my story and offer them support": offer, share)."""
+        chain = [verb]
+        current = verb
+        while (
+            len(chain) < 5
+            and current.dep_ in ("conj", "xcomp")
+            and current.head is not current
+            and not any(c.dep_ in SUBJECT_DEPS for c in current.children)
+        ):
+            current = current.head
+            chain.append(current)
+        return chain
+
+    def _not_a_statement(self, verb: Any, subject: Any) -> bool:
+        """Questions, conditions, hypotheticals, what is said to or about "you", generic
+        "we all", and clauses that describe a noun ("the support I get") state no fact."""
+        if verb.sent.text.rstrip().endswith("?"):
+            return True
+        if (
+            verb.dep_ in ("relcl", "acl")
+            and subject.lower_ not in RELATIVE_PRONOUNS
+            and subject.head is verb
+        ):
+            return True
+        if subject.lower_ == "we" and any(
+            t.lower_ == "all" for t in self.doc[subject.i + 1 : subject.i + 2]
+        ):
+            return True
+        top = verb
+        while top.dep_ == "xcomp" and top.head is not top:
+            top = top.head
+        if any(t.lower_ in SECOND_PERSON for t in self._clause_tokens(top)):
+            return True
+        for link in self._chain(verb):
+            for child in link.children:
+                lower = child.lower_
+                if child.dep_ == "mark" and lower in CONDITIONAL_MARKS:
+                    return True
+                if child.dep_ == "advmod" and child.tag_ == "WRB" and lower in CONDITIONAL_WH:
+                    return True
+                if child.dep_ == "aux" and lower in HYPOTHETICAL:
+                    return True
+                if child.dep_ == "advcl" and any(  # "if I win, I'll buy a boat"
+                    c.dep_ == "mark" and c.lower_ in CONDITIONAL_MARKS for c in child.children
+                ):
+                    return True
+            if link.dep_ == "ccomp" and link.head.lemma_ == "let":
+                return True  # "let's ..."
+        return False
+
+    def _negated(self, verb: Any) -> bool:
+        current = verb
+        for _ in range(5):
+            if any(c.dep_ == "neg" for c in current.children):
+                return True
+            if current.dep_ != "xcomp" or current.head is current:
+                return False
+            current = current.head
+        return False
+
+    def _base(self, verb: Any) -> list[str]:
+        """The relation words of a verb: "moves", "puts together", "wants to visit"."""
+        particle = [c.lower_ for c in verb.children if c.dep_ == "prt"]
+        head = verb.head
+        if verb.dep_ == "xcomp" and head is not verb and head.pos_ in ("VERB", "AUX"):
+            to = any(c.dep_ == "aux" and c.lower_ in ("to", "na") for c in verb.children)
+            outer = ["plans"] if head.lemma_ == "go" and to else self._base(head)
+            own = verb.lower_ if verb.tag_ == "VBG" else verb.lemma_.lower()
+            return [*outer, *(["to"] if to else []), own, *particle]
+        return [third_person(verb.lemma_.lower()), *particle]
+
     def _verb(self, verb: Any) -> None:
         subject_token = self._subject(verb)
-        if subject_token is None:
+        if subject_token is None or self._not_a_statement(verb, subject_token):
             return
         source = self._resolve(subject_token)
         if source is None:
             return
-        negated = any(c.dep_ == "neg" for c in verb.children)
-        particle = " ".join(c.lower_ for c in verb.children if c.dep_ == "prt")
-        base = [third_person(verb.lemma_.lower())] + ([particle] if particle else [])
+        negated = self._negated(verb)
+        base = self._base(verb)
         targets: list[tuple[Any, list[str]]] = []
         for child in verb.children:
             if child.dep_ in OBJECT_DEPS:
@@ -232,29 +405,57 @@ class _Rules:
                 if pobj is not None and pobj.i not in self._date_tokens():
                     targets.append((pobj, [*base, child.lower_]))
             elif child.dep_ == "xcomp":
+                if (
+                    child.pos_ == "VERB"
+                    and child.tag_ != "VBG"
+                    and any(c.dep_ in OBJECT_DEPS or c.dep_ == "prep" for c in child.children)
+                ):
+                    continue  # "wants to visit Paris": the complement's own fact says it
                 obj = next((c for c in child.children if c.dep_ in OBJECT_DEPS), None)
                 targets.append((obj if obj is not None else child, base))
-        for target_token, _ in list(targets):
+        for target_token, rel_parts in list(targets):
             # "works as a nurse at Mass General": the named place hangs off the object.
             if target_token.pos_ == "VERB":
                 continue  # a gerund object ("loves hiking in the Alps") has its own facts
+            light = target_token.pos_ == "ADJ" or (
+                target_token.pos_ == "NOUN" and _head_word(target_token) in LIGHT_NOUNS
+            )
             for prep in target_token.children:
+                if prep.dep_ != "prep" or (light and prep.lower_ not in LIGHT_PREPOSITIONS):
+                    continue
+                if light:  # "passionate about dancing", "a big fan of pottery"
+                    pobj = next((c for c in prep.children if c.dep_ in ("pobj", "pcomp")), None)
+                    if pobj is not None:
+                        word = target_token.lemma_.lower()
+                        targets.append((pobj, [*rel_parts, word, prep.lower_]))
+                    continue
                 pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
-                if prep.dep_ == "prep" and pobj is not None and pobj.i in self.ent_of:
+                if pobj is not None and pobj.i in self.ent_of:
                     targets.append((pobj, [*base, prep.lower_]))
         for target_token, rel_parts in targets:
-            target = self._resolve(target_token)
-            if target is None or target.casefold() == source.casefold():
+            if target_token.pos_ == "ADJ":
+                # A person's or a named thing's state ("Gina's store is open", "Melanie is
+                # proud of it") is a fact; an opinion ("the bones were so cool") is not.
+                if not self._has_state(subject_token, source, target_token):
+                    continue
+                target: Candidate | None = (target_token.lower_, None)
+            else:
+                target = self._resolve(target_token)
+            if target is None or target[0].casefold() == source[0].casefold():
                 continue
-            relation = relation_name(*(["not"] if negated else []), *rel_parts)
+            no = any(c.dep_ == "det" and c.lower_ == "no" for c in target_token.children)
+            relation = relation_name(*(["not"] if negated or no else []), *rel_parts)
             # An open complement ("loves hiking ...") reads best as its whole head clause.
-            fact_text = self._clause_text(verb.head if verb.dep_ == "xcomp" else verb)
+            top = verb
+            while top.dep_ == "xcomp" and top.head is not top:
+                top = top.head
+            fact_text = self._clause_text(top)
             valid, invalid = self._times(verb)
             self.facts.append(
                 ExtractedFact(
-                    source=source,
+                    source=self._entity(*source),
                     relation=relation,
-                    target=target,
+                    target=self._entity(*target),
                     fact=fact_text,
                     valid_at=valid,
                     invalid_at=invalid,
@@ -267,17 +468,31 @@ class _Rules:
     def _clause_tokens(self, verb: Any) -> list[Any]:
         skip: set[int] = set()
         for child in verb.children:
-            if child.dep_ in CLAUSE_BREAK_DEPS:
-                skip.update(t.i for t in child.subtree)
+            vocative = child.dep_ == "npadvmod" and child.pos_ == "PROPN" and child.i < verb.i
+            if child.dep_ in CLAUSE_BREAK_DEPS or child.dep_ == "intj" or vocative:
+                skip.update(t.i for t in child.subtree)  # also "Hey Maria, ..."
         subject = self._subject(verb)
         tokens = [t for t in verb.subtree if t.i not in skip]
         if subject is not None and all(t.i != subject.i for t in tokens):
             inside = {t.i for t in verb.subtree}
             head = [t for t in subject.subtree if t.i not in inside and t.i < verb.i]
+            # The shared auxiliaries and negation: "I could share ... and offer ..." ->
+            # "Caroline could offer ..."
+            for link in self._chain(verb)[1:]:
+                head += [
+                    c
+                    for c in link.children
+                    if c.dep_ in ("aux", "auxpass", "neg") and subject.i < c.i < verb.i
+                ]
             tokens = sorted(head + tokens, key=lambda t: t.i)
         while tokens and (tokens[-1].is_punct or tokens[-1].dep_ == "cc"):
             tokens.pop()
-        while tokens and (tokens[0].is_punct or tokens[0].dep_ in ("cc", "mark")):
+        while tokens and (
+            tokens[0].is_punct
+            or tokens[0].dep_ in ("cc", "mark", "intj")
+            or tokens[0].lower_ in GREETINGS
+            or (tokens[0].tag_ == "WRB" and tokens[0].lower_ == "how")
+        ):
             tokens.pop(0)
         return tokens
 
@@ -295,8 +510,12 @@ class _Rules:
                 text = self.speaker
             elif self.speaker and lower in FIRST_PERSON_POSSESSIVE:
                 text = f"{self.speaker}'s"
-            elif first_person and token.tag_ == "VBP" and verb.i in (token.i, token.head.i):
-                # "I work" -> "Alice works", "I'm" -> "Alice is", "don't" -> "doesn't"
+            elif token.tag_ == "VBP" and (
+                (first_person and verb.i in (token.i, token.head.i))
+                or (token.i > 0 and self.doc[token.i - 1].lower_ in ("i", "we"))
+            ):
+                # "I work" -> "Alice works", "I'm" -> "Alice is", "don't" -> "doesn't",
+                # also in a nested clause ("the paths I've taken" -> "Alice has taken")
                 text = third_person(token.lemma_.lower())
                 if token.text[:1].isupper():
                     text = text.capitalize()
@@ -324,7 +543,15 @@ class _Rules:
 
 
 def _compound(token: Any) -> str:
-    parts = [c for c in token.children if c.dep_ in ("compound", "amod") and c.i < token.i]
+    parts = [
+        c
+        for c in token.children
+        if c.i < token.i
+        and (
+            c.dep_ == "compound"
+            or (c.dep_ == "amod" and c.lower_ not in EVALUATIVE and not list(c.children))
+        )
+    ]
     words = [c.text for c in sorted(parts, key=lambda c: c.i)]
     head = token.text if token.pos_ == "PROPN" else token.lemma_.lower()
     if token.pos_ == "NOUN" and token.tag_ == "NNS":
@@ -332,8 +559,25 @@ def _compound(token: Any) -> str:
     return " ".join([*words, head])
 
 
+def _head_word(token: Any) -> str:
+    return str(token.lemma_.lower() if token.pos_ != "PROPN" else token.lower_)
+
+
+def _valid_name(name: str) -> bool:
+    """At least two letters, and not a word that only greets ("Hey")."""
+    return sum(ch.isalpha() for ch in name) >= 2 and name.casefold() not in GREETINGS
+
+
+def _valid_word(name: str) -> bool:
+    """A common noun or gerund as an entity: three letters at least ("de" from "de-stress"
+    is not one), and not a generic word."""
+    return sum(ch.isalpha() for ch in name) >= 3 and _valid_name(name) and name not in GENERIC_NOUNS
+
+
 def _span_name(span: Any) -> str:
     tokens = [t for t in span if t.dep_ != "det" and t.lower_ not in ("the", "a", "an")]
+    while len(tokens) > 1 and tokens[0].lower_ in GREETINGS:  # "Hey Maria" -> "Maria"
+        tokens = tokens[1:]
     text = " ".join(t.text for t in tokens) if tokens else span.text
     return re.sub(r"'s$", "", text).strip()
 
