@@ -104,6 +104,14 @@ def test_bench_scale_measures_every_size_case_and_layer(
     )
     assert not list(out.glob("*.run*"))
 
+    # --cases none: storage and ingestion only (no search, no vector index to wait for).
+    bare = tmp_path / "bare.json"
+    argv4 = ["bench", "scale", "--sizes", "200", "--cases", "none", "--ingest-messages", "3"]
+    assert main([*argv4, "--out", str(out), "--json", str(bare), "--png", str(png)]) == 0
+    [only] = json.loads(bare.read_text())["runs"]
+    assert only["results"] == [] and only["ingest"]["messages"] == 3
+    assert only["bytes_per_fact"] == small["bytes_per_fact"]
+
     # --show merges saved runs (the later file wins for a size in both) without measuring.
     merged_path = tmp_path / "merged.json"
     argv3 = ["bench", "scale", "--show", f"{result_path},{again}", "--json", str(merged_path)]

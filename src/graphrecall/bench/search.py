@@ -124,7 +124,9 @@ def add_common_arguments(
     )
     parser.add_argument("--json", help=f"where to write the results (default OUT/{json_name})")
     parser.add_argument(
-        "--cases", help=f"comma-separated subset of: {', '.join(CASES_BY_NAME)} (default all)"
+        "--cases",
+        help=f"comma-separated subset of: {', '.join(CASES_BY_NAME)} (default all;"
+        " none: no search)",
     )
     parser.add_argument(
         "--layers",
@@ -157,7 +159,10 @@ class Plan:
 
 def make_plan(args: argparse.Namespace, json_name: str) -> Plan:
     sizes = [int(s.replace("_", "")) for s in str(args.sizes).split(",") if s.strip()]
-    cases = _pick(args.cases, CASES_BY_NAME, "case") if args.cases else list(CASES)
+    if args.cases == "none":  # build stats (and a benchmark's own extras) only
+        cases: list[Case] = []
+    else:
+        cases = _pick(args.cases, CASES_BY_NAME, "case") if args.cases else list(CASES)
     layers = _pick(args.layers, {name: name for name in LAYERS}, "layer")
     if args.queries < 1 or not sizes or any(size < 1 for size in sizes):
         raise ValueError("--queries and --sizes must be positive")
@@ -224,9 +229,9 @@ def run_size(
     extra: dict[str, Any] = {}
     more: dict[str, Any] = {}
     try:
-        if "engine" in plan.layers or "service" in plan.layers:
+        if plan.cases and ("engine" in plan.layers or "service" in plan.layers):
             measured += _in_process(db, built, queries, plan, extra)
-        if "sdk" in plan.layers:
+        if plan.cases and "sdk" in plan.layers:
             measured += _through_sdk(db, built, queries, plan, extra)
         if on_copy is not None:
             more = on_copy(db)
