@@ -69,6 +69,7 @@ def test_bench_scale_measures_every_size_case_and_layer(
         assert ingest["messages_per_s"] > 0 and ingest["new_edges"] >= 0
         assert ingest["cpu_s"] > 0 and ingest["messages_per_cpu_s"] > 0
         assert ingest["breakdown"]["extract_items"] > 0
+        assert run["copy_bytes_after_run"] >= run["db_bytes"]
 
     # 200 facts: every kind under the cap, so hit@10 is reported; 400: 150 derived edges.
     assert small["derived_vectors"] == 0 and small["hit_at_10_withheld"] is None

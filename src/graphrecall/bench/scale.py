@@ -99,10 +99,18 @@ def run(args: argparse.Namespace) -> int:
         built = ensure_db(size, plan.seed, plan.out_dir, embed_cap=cap)
 
         def after(db: Path, built: Built = built) -> dict[str, Any]:
-            if not args.ingest_messages:
-                return {"ingest": None}
-            print(f"[{built.graph.size:,}] ingesting {args.ingest_messages} messages", flush=True)
-            return {"ingest": ingest_batch(db, built, args.ingest_messages, plan.seed)}
+            out: dict[str, Any] = {"ingest": None}
+            if args.ingest_messages:
+                n = args.ingest_messages
+                print(f"[{built.graph.size:,}] ingesting {n} messages", flush=True)
+                out["ingest"] = ingest_batch(db, built, n, plan.seed)
+            # The copy as this code's schema left it (opening it migrates an older build).
+            out["copy_bytes_after_run"] = sum(
+                Path(f"{db}{suffix}").stat().st_size
+                for suffix in ("", "-wal")
+                if Path(f"{db}{suffix}").exists()
+            )
+            return out
 
         run_result = search.run_size(built, plan, on_copy=after)
         run_result.update(size_summary(run_result))
@@ -346,10 +354,16 @@ def draw_chart(result: dict[str, Any], path: Path) -> bool:
         ax.grid(True, which="major", alpha=0.3)
     handles, labels = axes_list[0].get_legend_handles_labels()
     ax = axes_list[-1]
-    ingest = [(run["size"], run["ingest"]["messages_per_s"]) for run in runs if run.get("ingest")]
-    if ingest:
-        xs, ys = zip(*ingest, strict=True)
-        ax.plot(xs, ys, marker="o", color="tab:green", label="ingestion msg/s")
+    for key, style, what in (("messages_per_s", "-", "wall"), ("messages_per_cpu_s", "--", "CPU")):
+        points = [
+            (run["size"], run["ingest"][key])
+            for run in runs
+            if run.get("ingest") and run["ingest"].get(key)
+        ]
+        if points:
+            xs, ys = zip(*points, strict=True)
+            ax.plot(xs, ys, style, marker="o", color="tab:green", label=f"messages per {what} s")
+            ax.annotate(f"per {what} s", (xs[0], ys[0]), fontsize=7, color="tab:green")
     ax.set_xscale("log")
     ax.xaxis.set_minor_locator(ticker.NullLocator())
     ax.set_xticks(sizes, [_size_label(s) for s in sizes])
