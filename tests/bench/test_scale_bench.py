@@ -113,13 +113,22 @@ def test_bench_scale_measures_every_size_case_and_layer(
     assert only["results"] == [] and only["ingest"]["messages"] == 3
     assert only["bytes_per_fact"] == small["bytes_per_fact"]
 
-    # --show merges saved runs (the later file wins for a size in both) without measuring.
+    # --show merges saved runs without measuring: for 400 facts the rerun's edges/rrf
+    # (and build) replace the first run's, its other cases and its ingestion stay.
     merged_path = tmp_path / "merged.json"
     argv3 = ["bench", "scale", "--show", f"{result_path},{again}", "--json", str(merged_path)]
     assert main([*argv3, "--png", str(png)]) == 0
     merged = json.loads(merged_path.read_text())
     assert [r["size"] for r in merged["runs"]] == [200, 400]
-    assert merged["runs"][0] == small and merged["runs"][1] == rerun
+    assert merged["runs"][0] == small
+    mixed = merged["runs"][1]
+    assert mixed["build"] == rerun["build"] and mixed["ingest"] == large["ingest"]
+    by_key = {(r["case"], r["layer"]): r for r in mixed["results"]}
+    assert len(by_key) == len(large["results"])
+    assert by_key[("edges/rrf", "engine")] == rerun["results"][0]
+    assert by_key[("edges/mmr", "sdk")] == next(
+        r for r in large["results"] if (r["case"], r["layer"]) == ("edges/mmr", "sdk")
+    )
     assert merged["params"]["sizes"] == [200, 400] and len(merged["merged_from"]) == 2
 
 

@@ -125,8 +125,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def merge(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Saved results as one: the first's header, every run ordered by size (for a size in
-    several, the later file's run), and each file's header kept under ``merged_from``."""
+    """Saved results as one: the first's header, every size once, ordered. A size measured
+    in several files (e.g. searches in one run, ingestion in another) keeps every
+    measurement: for the same case and layer, and for any other key, the later file wins,
+    except that a value it lacks (``null``) does not replace one measured earlier. Each
+    file's header is kept under ``merged_from``."""
     if not results:
         raise ValueError("--show needs at least one JSON file")
     by_size: dict[int, dict[str, Any]] = {}
@@ -134,7 +137,13 @@ def merge(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if result.get("benchmark") != "scale":
             raise ValueError("--show reads the JSON of bench scale runs only")
         for run in result["runs"]:
-            by_size[run["size"]] = run
+            into = by_size.setdefault(run["size"], {"results": []})
+            measured = {(r["case"], r["layer"]): r for r in into["results"]}
+            measured.update({(r["case"], r["layer"]): r for r in run["results"]})
+            for key, value in run.items():
+                if key != "results" and (value is not None or key not in into):
+                    into[key] = value
+            into["results"] = list(measured.values())
     merged = {k: v for k, v in results[0].items() if k != "runs"}
     merged["runs"] = [by_size[size] for size in sorted(by_size)]
     merged["params"] = {**merged["params"], "sizes": sorted(by_size)}
