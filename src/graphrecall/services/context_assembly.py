@@ -93,7 +93,7 @@ _KIND_ORDER = {k: i for i, k in enumerate(("observation", "edge", "node", "threa
 # messages the block's facts and observations cite, 2,500 characters): 1.0 -> 38.8 %,
 # 0.9 -> 43.1 %, 0.85 -> 44.7 %, 0.8 -> 45.8 % (10 samples); 46.7 % -> 52.9 % at 0.85 on 3
 # samples of an older graph. At 0.85 a block holds ~14 facts, 4-6 entities, 3-5
-# observations and ~1 thread summary instead of ~8, 8-11, 2 and 1-2. A query about an
+# observations and ~1 thread summary instead of ~6-9, 8-11, 2-3 and 1-2. A query about an
 # entity itself still ranks it first (its name matches).
 KIND_PRIOR: dict[str, float] = {"node": 0.85, "thread_summary": 0.85}
 # Filters that only edges can honour: with one of them, entities are the facts' endpoints.
