@@ -207,3 +207,20 @@ def test_search_inside_a_transaction_does_not_deadlock(store: Store) -> None:
         )
     assert not store.in_transaction()
     assert [h.uuid for h in inside.hits] == [h.uuid for h in outside.hits] and inside.hits
+
+
+def test_find_sorts_every_match_with_or_without_a_limit(store: Store) -> None:
+    g = new_id()
+    a, b, c = node(g, "a"), node(g, "b"), node(g, "c")
+    store.insert([a, b, c])
+    edges = [edge(g, a, b), edge(g, b, c), edge(g, a, c, expired=True)]
+    store.insert(edges)
+    by_uuid = sorted(e.uuid for e in edges)
+    assert [e.uuid for e in store.find(Edge, {"graph_uuid": g})] == by_uuid
+    assert [e.uuid for e in store.find(Edge, {"graph_uuid": g}, descending=True)] == by_uuid[::-1]
+    assert [e.uuid for e in store.find(Edge, {"graph_uuid": g}, limit=2)] == by_uuid[:2]
+    # NULLs first ascending, as SQLite orders them, whether sorted in SQL or not.
+    unlimited = store.find(Edge, {"graph_uuid": g}, order_by="expired_at")
+    limited = store.find(Edge, {"graph_uuid": g}, order_by="expired_at", limit=3)
+    assert [e.uuid for e in unlimited] == [e.uuid for e in limited]
+    assert unlimited[-1].expired_at is not None

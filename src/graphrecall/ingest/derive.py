@@ -9,7 +9,7 @@ import re
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode, Node, Observation, PageRequest, ThreadSummary
-from graphrecall.domain.predicates import Column, JsonPath, Or
+from graphrecall.domain.predicates import JsonPath
 from graphrecall.store.base import Store
 
 SUMMARY_FACTS = 6
@@ -26,17 +26,18 @@ DECISION = re.compile(r"\b(decided|decides|chose|chooses|agreed|settled on)\b", 
 
 def node_summary(store: Store, node: Node) -> Node:
     """The node's summary: its most recent live facts, newest first, within 600 chars."""
-    where = Or(
-        (Column("source_node_uuid", "eq", node.uuid), Column("target_node_uuid", "eq", node.uuid))
-    )
-    page = store.list_page(
-        Edge,
-        {"graph_uuid": node.graph_uuid, "expired_at": None},
-        PageRequest(page_size=SUMMARY_FACTS, order_by="created_at", order="desc"),
-        where=where,
-    )
+    # One indexed read per end (an OR of the two made the planner scan the graph).
+    newest: dict[str, Edge] = {}
+    for end in ("source_node_uuid", "target_node_uuid"):
+        page = store.list_page(
+            Edge,
+            {"graph_uuid": node.graph_uuid, end: node.uuid, "expired_at": None},
+            PageRequest(page_size=SUMMARY_FACTS, order_by="created_at", order="desc"),
+        )
+        newest.update((e.uuid, e) for e in page.items)
+    recent = sorted(newest.values(), key=lambda e: (e.created_at, e.uuid), reverse=True)
     sentences: list[str] = []
-    for edge in page.items:
+    for edge in recent[:SUMMARY_FACTS]:
         sentence = edge.fact.rstrip(".") + "."
         if sum(len(s) + 1 for s in sentences) + len(sentence) > SUMMARY_CHARS:
             break

@@ -279,11 +279,18 @@ class SQLiteStore(Store):
         if order_by not in kind.model_fields:
             raise ValueError(f"cannot order {kind.__name__} by {order_by!r}")
         sql_where, params = self._where(kind, scope, where)
-        d = " DESC" if descending else ""
         sql = f"SELECT * FROM {self._table(kind)} t WHERE {sql_where}"
-        sql += f" ORDER BY t.{order_by}{d}, t.uuid{d}"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
+        if limit is None:
+            # Every match is returned, so sort here: an ORDER BY lets the planner walk the
+            # (graph_uuid, uuid) index to skip the sort, scanning a whole graph's edges
+            # when an equality index would find the few matches (25 ms at 100k facts).
+            rows = self._query(sql, params)
+            rows.sort(key=lambda r: (r[order_by] is not None, r[order_by], r["uuid"]))
+            if descending:
+                rows.reverse()
+            return [self._from_row(kind, row) for row in rows]
+        d = " DESC" if descending else ""
+        sql += f" ORDER BY t.{order_by}{d}, t.uuid{d} LIMIT {int(limit)}"
         return [self._from_row(kind, row) for row in self._query(sql, params)]
 
     def count(self, kind: type[R], scope: Scope, where: Predicate | None = None) -> int:
