@@ -14,7 +14,9 @@ import pytest
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Node
+from graphrecall.domain.predicates import HasAnyLabel
 from graphrecall.store import Store, open_store
+from graphrecall.store.sqlite import store as store_module
 from graphrecall.store.sqlite import vector_index
 from graphrecall.store.sqlite.vector_index import VectorIndexes
 
@@ -213,5 +215,49 @@ def test_cached_matrices_catch_up_with_writes(tmp_path: Path) -> None:
         check()
         store.set_embeddings(Node, "g", [(nodes[2].uuid, vectors[2])])
         check()
+    finally:
+        store.close()
+
+
+def test_filtered_search_on_an_index_matches_exact_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vector_index, "ANN_MIN_ROWS", 150)
+    monkeypatch.setattr(store_module, "POST_FILTER_FETCH", 60)
+    store = open_store(tmp_path / "filtered.db")
+    try:
+        stamp = clock.now()
+        nodes = [
+            Node(
+                uuid=new_id(),
+                graph_uuid="g",
+                name=f"n{i}",
+                labels=["Entity", "Common" if i % 2 else "Rare" if i % 50 == 0 else "Other"],
+                created_at=stamp,
+                updated_at=stamp,
+            )
+            for i in range(300)
+        ]
+        store.insert(nodes)
+        matrix = unit(300, 15)
+        store.set_embeddings(Node, "g", [(n.uuid, matrix[i]) for i, n in enumerate(nodes)])
+        queries = unit(10, 16)
+        for label in ("Common", "Rare"):
+            where = HasAnyLabel((label,))
+            exact_hits = [
+                store.vector_search(Node, "g", q, scope={"graph_uuid": "g"}, where=where, limit=10)
+                for q in queries
+            ]
+            store.vector_search(Node, "g", queries[0], scope={"graph_uuid": "g"})
+            deadline = time.monotonic() + 30
+            while store.vector_index_status() != {"ready": 1, "building": 0}:
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            for q, want in zip(queries, exact_hits, strict=True):
+                got = store.vector_search(
+                    Node, "g", q, scope={"graph_uuid": "g"}, where=where, limit=10
+                )
+                assert [u for u, _ in got] == [u for u, _ in want]
+            assert len(exact_hits[0]) == (10 if label == "Common" else 6)
     finally:
         store.close()

@@ -78,6 +78,8 @@ ROW_COUNT_TTL_S = 30.0
 ADJACENCY_CACHE_GRAPHS = 64
 # Logged vector writes per owner beyond which the next read reloads the matrix instead.
 VECTOR_LOG_MAX = 20_000
+# A filtered search over an HNSW index checks this many nearest rows against the filter.
+POST_FILTER_FETCH = 1_000
 JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
 JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
 # The tenant column of record kinds not owned by a graph (embeddings are kept per owner).
@@ -623,8 +625,18 @@ class SQLiteStore(Store):
         if not uuids:
             return []
         restricted = where is not None or set(scope) - {_owner_field(kind)}
+        key = (self._table(kind), owner_uuid)
         if restricted:
             sql_where, params = self._where(kind, scope, where)
+            # A big owner: filter the index's nearest first (a broad filter matched
+            # thousands of rows, ~90 ms to list at 100k facts); if too few pass, every
+            # allowed row is scored exactly below.
+            nearest = self._ann.search(key, uuids, matrix, vector, POST_FILTER_FETCH)
+            if nearest is not None:
+                passing = self._passing(kind, sql_where, params, [uuids[r] for r, _ in nearest])
+                hits = [(uuids[r], score) for r, score in nearest if uuids[r] in passing]
+                if len(hits) >= limit:
+                    return hits[:limit]
             allowed = [
                 r[0]
                 for r in self._query(
@@ -636,9 +648,7 @@ class SQLiteStore(Store):
                 return []
             scores = matrix[rows] @ vector
         else:
-            approximate = self._ann.search(
-                (self._table(kind), owner_uuid), uuids, matrix, vector, limit
-            )
+            approximate = self._ann.search(key, uuids, matrix, vector, limit)
             if approximate is not None:
                 return [(uuids[row], score) for row, score in approximate]
             rows = np.arange(len(uuids))
@@ -647,6 +657,22 @@ class SQLiteStore(Store):
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(uuids[int(rows[i])], float(scores[i])) for i in top]
+
+    def _passing(
+        self, kind: type[Record], sql_where: str, params: list[Any], uuids: Sequence[str]
+    ) -> set[str]:
+        """Which of ``uuids`` match the compiled filter."""
+        passing: set[str] = set()
+        for start in range(0, len(uuids), 500):
+            chunk = list(uuids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self._query(
+                f"SELECT t.uuid FROM {self._table(kind)} t"
+                f" WHERE t.uuid IN ({marks}) AND {sql_where}",
+                [*chunk, *params],
+            )
+            passing.update(r[0] for r in rows)
+        return passing
 
     def _matrix(
         self, kind: type[Record], owner_uuid: str
