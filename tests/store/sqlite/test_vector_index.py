@@ -40,6 +40,31 @@ def wait_ready(indexes: VectorIndexes, ready: int = 1) -> None:
         time.sleep(0.01)
 
 
+def add_nodes(store: Store, labels: list[list[str]]) -> list[Node]:
+    """Nodes of graph "g", one per label list."""
+    stamp = clock.now()
+    nodes = [
+        Node(
+            uuid=new_id(),
+            graph_uuid="g",
+            name=f"n{i}",
+            labels=node_labels,
+            created_at=stamp,
+            updated_at=stamp,
+        )
+        for i, node_labels in enumerate(labels)
+    ]
+    store.insert(nodes)
+    return nodes
+
+
+def wait_store_ready(store: Store) -> None:
+    deadline = time.monotonic() + 30
+    while store.vector_index_status() != {"ready": 1, "building": 0}:
+        assert time.monotonic() < deadline, store.vector_index_status()
+        time.sleep(0.01)
+
+
 @pytest.fixture
 def indexes() -> Iterator[VectorIndexes]:
     built = VectorIndexes(min_rows=100)
@@ -104,40 +129,17 @@ def test_store_vector_search_uses_the_index(
     monkeypatch.setattr(vector_index, "ANN_MIN_ROWS", 150)
     store: Store = open_store(tmp_path / "ann.db")
     try:
-        stamp = clock.now()
-        nodes = [
-            Node(
-                uuid=new_id(),
-                graph_uuid="g",
-                name=f"n{i}",
-                labels=["Entity"],
-                created_at=stamp,
-                updated_at=stamp,
-            )
-            for i in range(200)
-        ]
-        store.insert(nodes)
+        nodes = add_nodes(store, [["Entity"]] * 200)
         matrix = unit(200, 9)
         store.set_embeddings(Node, "g", [(n.uuid, matrix[i]) for i, n in enumerate(nodes)])
         scope = {"graph_uuid": "g"}
         first = store.vector_search(Node, "g", matrix[3], scope=scope, limit=5)
-        deadline = time.monotonic() + 30
-        while store.vector_index_status() != {"ready": 1, "building": 0}:
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        wait_store_ready(store)
         second = store.vector_search(Node, "g", matrix[3], scope=scope, limit=5)
         assert [u for u, _ in second] == [u for u, _ in first]
         assert second[0] == (nodes[3].uuid, pytest.approx(1.0))
         # A vector written after the build is found.
-        extra = Node(
-            uuid=new_id(),
-            graph_uuid="g",
-            name="x",
-            labels=["Entity"],
-            created_at=stamp,
-            updated_at=stamp,
-        )
-        store.insert([extra])
+        (extra,) = add_nodes(store, [["Entity"]])
         store.set_embeddings(Node, "g", [(extra.uuid, unit(1, 10)[0])])
         top = store.vector_search(Node, "g", unit(1, 10)[0], scope=scope, limit=1)
         assert top[0][0] == extra.uuid
@@ -165,19 +167,7 @@ def test_an_update_noted_by_the_store_keeps_answers_exact(indexes: VectorIndexes
 def test_cached_matrices_catch_up_with_writes(tmp_path: Path) -> None:
     store = open_store(tmp_path / "catch-up.db")
     try:
-        stamp = clock.now()
-        nodes = [
-            Node(
-                uuid=new_id(),
-                graph_uuid="g",
-                name=f"n{i}",
-                labels=["Entity"],
-                created_at=stamp,
-                updated_at=stamp,
-            )
-            for i in range(6)
-        ]
-        store.insert(nodes)
+        nodes = add_nodes(store, [["Entity"]] * 6)
         vectors = unit(8, 14)
         store.set_embeddings(Node, "g", [(n.uuid, vectors[i]) for i, n in enumerate(nodes[:4])])
         before = store.vector_search(Node, "g", vectors[0], scope={"graph_uuid": "g"})
@@ -226,19 +216,13 @@ def test_filtered_search_on_an_index_matches_exact_search(
     monkeypatch.setattr(store_module, "POST_FILTER_FETCH", 60)
     store = open_store(tmp_path / "filtered.db")
     try:
-        stamp = clock.now()
-        nodes = [
-            Node(
-                uuid=new_id(),
-                graph_uuid="g",
-                name=f"n{i}",
-                labels=["Entity", "Common" if i % 2 else "Rare" if i % 50 == 0 else "Other"],
-                created_at=stamp,
-                updated_at=stamp,
-            )
-            for i in range(300)
-        ]
-        store.insert(nodes)
+        nodes = add_nodes(
+            store,
+            [
+                ["Entity", "Common" if i % 2 else "Rare" if i % 50 == 0 else "Other"]
+                for i in range(300)
+            ],
+        )
         matrix = unit(300, 15)
         store.set_embeddings(Node, "g", [(n.uuid, matrix[i]) for i, n in enumerate(nodes)])
         queries = unit(10, 16)
@@ -249,10 +233,7 @@ def test_filtered_search_on_an_index_matches_exact_search(
                 for q in queries
             ]
             store.vector_search(Node, "g", queries[0], scope={"graph_uuid": "g"})
-            deadline = time.monotonic() + 30
-            while store.vector_index_status() != {"ready": 1, "building": 0}:
-                assert time.monotonic() < deadline
-                time.sleep(0.01)
+            wait_store_ready(store)
             for q, want in zip(queries, exact_hits, strict=True):
                 got = store.vector_search(
                     Node, "g", q, scope={"graph_uuid": "g"}, where=where, limit=10
