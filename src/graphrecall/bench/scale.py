@@ -141,8 +141,11 @@ def merge(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
             measured = {(r["case"], r["layer"]): r for r in into["results"]}
             measured.update({(r["case"], r["layer"]): r for r in run["results"]})
             for key, value in run.items():
-                if key != "results" and (value is not None or key not in into):
-                    into[key] = value
+                if key == "results" or (value is None and key in into):
+                    continue
+                if isinstance(value, dict) and isinstance(into.get(key), dict):
+                    value = {**into[key], **value}  # e.g. one run's extras beside another's
+                into[key] = value
             into["results"] = list(measured.values())
     merged = {k: v for k, v in results[0].items() if k != "runs"}
     merged["runs"] = [by_size[size] for size in sorted(by_size)]
