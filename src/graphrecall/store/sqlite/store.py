@@ -80,6 +80,7 @@ ADJACENCY_CACHE_GRAPHS = 64
 VECTOR_LOG_MAX = 20_000
 # A filtered search over an HNSW index checks this many nearest rows against the filter.
 POST_FILTER_FETCH = 1_000
+POST_FILTER_FETCH_MAX = 20_000
 JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
 JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
 # The tenant column of record kinds not owned by a graph (embeddings are kept per owner).
@@ -631,12 +632,19 @@ class SQLiteStore(Store):
             # A big owner: filter the index's nearest first (a broad filter matched
             # thousands of rows, ~90 ms to list at 100k facts); if too few pass, every
             # allowed row is scored exactly below.
-            nearest = self._ann.search(key, uuids, matrix, vector, POST_FILTER_FETCH)
-            if nearest is not None:
+            fetch = POST_FILTER_FETCH
+            while fetch <= POST_FILTER_FETCH_MAX:
+                nearest = self._ann.search(key, uuids, matrix, vector, fetch)
+                if nearest is None:
+                    break
                 passing = self._passing(kind, sql_where, params, [uuids[r] for r, _ in nearest])
                 hits = [(uuids[r], score) for r, score in nearest if uuids[r] in passing]
                 if len(hits) >= limit:
                     return hits[:limit]
+                if not hits:
+                    break  # a selective filter: its rows are few, score them all
+                # Once more, asking for as many as this pass rate needs (with a margin).
+                fetch = max(2 * fetch, int(1.5 * limit * fetch / len(hits)))
             allowed = [
                 r[0]
                 for r in self._query(
