@@ -129,7 +129,14 @@ def test_provenance_links(store: Store) -> None:
     found, truncated = store.episodes_of(Node, [n.uuid])[n.uuid]
     assert found == sorted(episodes, reverse=True) and truncated is False
     found, truncated = store.episodes_of(Node, [n.uuid], limit=3)[n.uuid]
-    assert len(found) == 3 and truncated is True
+    assert found == sorted(episodes, reverse=True)[:3] and truncated is True
+    assert store.episodes_of(Node, [n.uuid], limit=5)[n.uuid] == (
+        found + sorted(episodes, reverse=True)[3:],
+        False,
+    )
+    # More uuids than a page: the batched path, same answers.
+    many = store.episodes_of(Node, [n.uuid, *(new_id() for _ in range(150))], limit=3)
+    assert many[n.uuid] == (found, True) and len(many) == 151
     assert store.linked_to_episodes(Node, [episodes[0]]) == [n.uuid]
 
 
