@@ -8,7 +8,7 @@ import re
 
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
-from graphrecall.domain.models import Edge, Episode, Node, Observation, PageRequest, ThreadSummary
+from graphrecall.domain.models import Edge, Episode, Node, Observation, ThreadSummary
 from graphrecall.domain.predicates import JsonPath
 from graphrecall.store.base import Store
 
@@ -29,12 +29,14 @@ def node_summary(store: Store, node: Node) -> Node:
     # One indexed read per end (an OR of the two made the planner scan the graph).
     newest: dict[str, Edge] = {}
     for end in ("source_node_uuid", "target_node_uuid"):
-        page = store.list_page(
+        found = store.find(
             Edge,
             {"graph_uuid": node.graph_uuid, end: node.uuid, "expired_at": None},
-            PageRequest(page_size=SUMMARY_FACTS, order_by="created_at", order="desc"),
+            order_by="created_at",
+            descending=True,
+            limit=SUMMARY_FACTS,
         )
-        newest.update((e.uuid, e) for e in page.items)
+        newest.update((e.uuid, e) for e in found)
     recent = sorted(newest.values(), key=lambda e: (e.created_at, e.uuid), reverse=True)
     sentences: list[str] = []
     for edge in recent[:SUMMARY_FACTS]:
