@@ -231,3 +231,14 @@ def test_find_sorts_every_match_with_or_without_a_limit(store: Store) -> None:
     limited = store.find(Edge, {"graph_uuid": g}, order_by="expired_at", limit=3)
     assert [e.uuid for e in unlimited] == [e.uuid for e in limited]
     assert unlimited[-1].expired_at is not None
+
+
+def test_listing_by_degree_agrees_with_node_degrees(store: Store) -> None:
+    g = new_id()
+    a, b, c = node(g, "a"), node(g, "b"), node(g, "c")
+    store.insert([a, b, c])
+    store.insert([edge(g, a, b), edge(g, c, c), edge(g, b, c, expired=True)])
+    page = store.list_page(Node, {"graph_uuid": g}, PageRequest(order_by="degree", order="desc"))
+    degrees = store.node_degrees(g, [n.uuid for n in page.items])
+    assert [degrees[n.uuid] for n in page.items] == sorted(degrees.values(), reverse=True)
+    assert degrees[c.uuid] == 2  # a self-loop touches its node at both ends

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -89,9 +89,12 @@ BOOL_FIELDS = frozenset({"processed", "disable_default_ontology"})
 # Sort keys that are computed rather than stored.
 COMPUTED_SORTS: dict[type[Record], dict[str, str]] = {
     Node: {
-        "degree": "(SELECT COUNT(*) FROM edges e WHERE e.graph_uuid = t.graph_uuid"
-        " AND e.expired_at IS NULL"
-        " AND (e.source_node_uuid = t.uuid OR e.target_node_uuid = t.uuid))"
+        # One count per end, as node_degrees() counts (an OR of the two ends made the
+        # planner scan the graph's edges for every node).
+        "degree": "((SELECT COUNT(*) FROM edges e WHERE e.graph_uuid = t.graph_uuid"
+        " AND e.source_node_uuid = t.uuid AND e.expired_at IS NULL)"
+        " + (SELECT COUNT(*) FROM edges e WHERE e.graph_uuid = t.graph_uuid"
+        " AND e.target_node_uuid = t.uuid AND e.expired_at IS NULL))"
     }
 }
 
@@ -351,10 +354,17 @@ class SQLiteStore(Store):
         where: Predicate | None = None,
     ) -> Page[R]:
         computed = COMPUTED_SORTS.get(kind, {})
+        order_term = "_sort"  # a computed sort is evaluated once, in the select list
         if page.order_by in computed:
             sort_expr = computed[page.order_by]
         elif page.order_by in kind.model_fields:
-            sort_expr = f"COALESCE(t.{page.order_by}, '')"
+            # COALESCE only where NULLs can occur: an expression is something no index
+            # can order by (listing a 100k-fact graph by uuid: 130 ms sorted, 0.2 ms read
+            # in index order).
+            nullable = type(None) in get_args(kind.model_fields[page.order_by].annotation)
+            column = f"t.{page.order_by}"
+            sort_expr = f"COALESCE({column}, '')" if nullable else column
+            order_term = sort_expr
         else:
             raise BadRequest(f"cannot order by {page.order_by!r}", param="order_by")
         sql_where, params = self._where(kind, scope, where)
@@ -375,7 +385,8 @@ class SQLiteStore(Store):
             key_params = [last_key, last_uuid]
         sql = (
             f"SELECT t.*, {sort_expr} AS _sort FROM {table} t WHERE {sql_where}{keyset}"
-            f" ORDER BY _sort {direction}, t.uuid {direction} LIMIT {page.page_size + 1}"
+            f" ORDER BY {order_term} {direction}, t.uuid {direction}"
+            f" LIMIT {page.page_size + 1}"
         )
         rows = self._query(sql, [*params, *key_params])
         more = len(rows) > page.page_size
