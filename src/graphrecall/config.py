@@ -24,8 +24,9 @@ class Settings(BaseSettings):
     api_key: str | None = None
     # When set, ``serve`` makes sure a Memory Engine space with this 12-char slug exists.
     space: str | None = None
-    # ``minilm``: the bundled offline model; ``none``: lexical-only.
-    embedder: Literal["minilm", "none"] = "minilm"
+    # ``minilm``: the bundled offline model on integer kernels (ml/quantize.py);
+    # ``minilm-exact``: its shipped weights as they are; ``none``: lexical-only.
+    embedder: Literal["minilm", "minilm-exact", "none"] = "minilm"
     # A directory with model.onnx + tokenizer.json, or the URL of a /rerank endpoint.
     # Unset: the cross_encoder reranker uses the offline bi-encoder + lexical scorer.
     cross_encoder: str | None = None

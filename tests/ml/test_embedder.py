@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from graphrecall.ml.embedder import MiniLMEmbedder
 
@@ -21,8 +22,9 @@ def test_vectors_are_normalised_and_meaningful() -> None:
     assert sims[0, 1] > 0.8 and sims[0, 2] < 0.2
 
 
-def test_batching_and_padding_do_not_change_results() -> None:
-    embedder = MiniLMEmbedder()
+@pytest.mark.parametrize("quantize", [True, False])
+def test_batching_and_padding_do_not_change_results(quantize: bool) -> None:
+    embedder = MiniLMEmbedder(quantize=quantize)
     texts = ["short", "a much longer sentence that needs many more word pieces to encode"] * 40
     batched = embedder.embed(texts)
     single = np.vstack([embedder.embed([t]) for t in texts[:2]])

@@ -55,7 +55,9 @@ ZEP_ROUTERS = (
 
 
 def make_embedder(settings: Settings) -> Embedder | None:
-    return MiniLMEmbedder() if settings.embedder == "minilm" else None
+    if settings.embedder == "none":
+        return None
+    return MiniLMEmbedder(quantize=settings.embedder == "minilm")
 
 
 def make_extractor(settings: Settings) -> Extractor | None:

@@ -282,8 +282,9 @@ def ingest_offline(
         cpu_s = time.process_time() - cpu_started
     finally:
         store.close()
-    breakdown = time_breakdown(seconds, model_load_s, embedder, extractor)
-    breakdown["threads"] = worker_threads or default_threads()
+    threads = worker_threads or default_threads()
+    breakdown = time_breakdown(seconds, model_load_s, embedder, extractor, threads)
+    breakdown["threads"] = threads
     # CPU time of the whole process while the tasks ran: on a shared machine it moves
     # much less than wall time, so it is the fairer number to compare runs with.
     breakdown["cpu_s"] = round(cpu_s, 3)
@@ -362,10 +363,17 @@ def drain_tasks(
 
 
 def time_breakdown(
-    seconds: float, model_load_s: float, embedder: TimedEmbedder, extractor: TimedExtractor
+    seconds: float,
+    model_load_s: float,
+    embedder: TimedEmbedder,
+    extractor: TimedExtractor,
+    threads: int = 1,
 ) -> dict[str, Any]:
-    """Where ``seconds`` of task processing went: embedding, extraction, the rest."""
-    rest = seconds - embedder.seconds - extractor.seconds
+    """Where ``seconds`` of task processing on ``threads`` worker threads went: embedding,
+    extraction (including waits for the extractor, which runs one call at a time), the
+    rest. Times and shares are in thread-seconds: ``seconds`` x ``threads``."""
+    spent = seconds * threads
+    rest = spent - embedder.seconds - extractor.seconds
     return {
         "model_load_s": round(model_load_s, 3),
         "embed_s": round(embedder.seconds, 3),
@@ -382,9 +390,9 @@ def time_breakdown(
         else None,
         "rest_s": round(rest, 3),
         "share": {
-            "embed": round(embedder.seconds / seconds, 3) if seconds else None,
-            "extract": round(extractor.seconds / seconds, 3) if seconds else None,
-            "rest": round(rest / seconds, 3) if seconds else None,
+            "embed": round(embedder.seconds / spent, 3) if spent else None,
+            "extract": round(extractor.seconds / spent, 3) if spent else None,
+            "rest": round(rest / spent, 3) if spent else None,
         },
     }
 
@@ -661,7 +669,8 @@ def table(result: dict[str, Any]) -> str:
         b = offline["breakdown"]
         lines.append("")
         lines.append(
-            f"offline pipeline time ({b.get('threads', 1)} thread(s)): embed {b['embed_s']:.1f} s"
+            f"offline pipeline thread-seconds ({b.get('threads', 1)} thread(s)):"
+            f" embed {b['embed_s']:.1f} s"
             f" ({b['embed_texts']} texts, {b.get('embed_computed')} through the model,"
             f" {b['embed_texts_per_s']}/s), extract {b['extract_s']:.1f} s"
             f" ({b['extract_items_per_s']}/s), rest {b['rest_s']:.1f} s;"
