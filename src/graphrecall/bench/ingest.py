@@ -284,7 +284,7 @@ def ingest_offline(
         store.close()
     n_threads = worker_threads or default_threads()
     breakdown = time_breakdown(seconds, model_load_s, embedder, extractor, n_threads)
-    breakdown["n_threads"] = n_threads
+    breakdown["threads"] = n_threads
     # CPU time of the whole process while the tasks ran: on a shared machine it moves
     # much less than wall time, so it is the fairer number to compare runs with.
     breakdown["cpu_s"] = round(cpu_s, 3)
