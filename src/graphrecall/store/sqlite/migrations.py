@@ -33,7 +33,7 @@ def _fts(tables: dict[str, tuple[str, ...]]) -> str:
 
 # How much a column of a full-text index counts in its BM25 score (``bm25()`` arguments,
 # in column order); tables not listed weigh every column 1.
-FTS_COLUMN_WEIGHTS: dict[str, tuple[float, ...]] = {"episodes": (1.0, 1.0, 0.5)}
+FTS_COLUMN_WEIGHTS: dict[str, tuple[float, ...]] = {"episodes": (1.0, 1.0, 0.5, 1.0)}
 # An episode's ``search_context``: the last CONTEXT_MESSAGES messages before it in its
 # thread, CONTEXT_CHARS characters of each.
 CONTEXT_MESSAGES = 2
@@ -50,6 +50,20 @@ def _previous_messages(row: str) -> str:
         f" AND p.created_at < {row}.created_at"
         f" ORDER BY p.created_at DESC LIMIT {CONTEXT_MESSAGES}))"
     )
+
+
+def _facts_of_episode(row: str) -> str:
+    """SQL for the facts extracted from episode ``row`` (oldest first, one a line; None
+    when it has none): every edge linked to it, created or restated by it."""
+    return (
+        "(SELECT group_concat(fact, char(10)) FROM"
+        " (SELECT e.fact AS fact FROM links l JOIN edges e ON e.uuid = l.uuid"
+        f" WHERE l.kind = 'edges' AND l.episode_uuid = {row}.uuid"
+        " ORDER BY e.created_at, e.uuid))"
+    )
+
+
+_EPISODE_FTS_COLUMNS = "role_name, content, search_context, search_facts"
 
 
 MIGRATIONS: list[str] = [
@@ -284,6 +298,61 @@ MIGRATIONS: list[str] = [
     ALTER TABLE embeddings_v9 RENAME TO embeddings;
     CREATE UNIQUE INDEX embeddings_key ON embeddings(kind, uuid);
     CREATE INDEX embeddings_owner ON embeddings(kind, owner_uuid);
+    """,
+    # 10: document expansion. A message is also indexed with the facts extracted from it
+    # ("I went to a LGBTQ support group yesterday" with "Caroline went to a LGBTQ support
+    # group"): the facts name their entities and restate first-person speech in the third
+    # person, the way questions ask. ``search_facts`` is kept by triggers on the
+    # provenance links (a fact created or restated by the episode, a link removed, an
+    # edge's fact rewritten), so every writer of links keeps it right. Weight 1.
+    """
+    DROP TRIGGER episodes_fts_insert;
+    DROP TRIGGER episodes_fts_delete;
+    DROP TRIGGER episodes_fts_update;
+    DROP TABLE episodes_fts;
+    ALTER TABLE episodes ADD COLUMN search_facts TEXT;
+    """
+    + f"""
+    UPDATE episodes SET search_facts = {_facts_of_episode("episodes")};
+    CREATE VIRTUAL TABLE episodes_fts USING fts5({_EPISODE_FTS_COLUMNS},
+        content='episodes', content_rowid='rowid',
+        tokenize='porter unicode61 remove_diacritics 2');
+    CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
+    UPDATE episodes SET search_context = {_previous_messages("new")}
+    WHERE rowid = new.rowid AND new.thread_uuid IS NOT NULL;
+    INSERT INTO episodes_fts(rowid, {_EPISODE_FTS_COLUMNS})
+    SELECT rowid, {_EPISODE_FTS_COLUMNS} FROM episodes WHERE rowid = new.rowid;
+    END;
+    CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes BEGIN
+    INSERT INTO episodes_fts(episodes_fts, rowid, {_EPISODE_FTS_COLUMNS})
+    VALUES ('delete', old.rowid, old.role_name, old.content, old.search_context,
+        old.search_facts);
+    END;
+    CREATE TRIGGER episodes_fts_update AFTER UPDATE OF role_name, content, search_facts
+    ON episodes BEGIN
+    INSERT INTO episodes_fts(episodes_fts, rowid, {_EPISODE_FTS_COLUMNS})
+    VALUES ('delete', old.rowid, old.role_name, old.content, old.search_context,
+        old.search_facts);
+    INSERT INTO episodes_fts(rowid, {_EPISODE_FTS_COLUMNS})
+    VALUES (new.rowid, new.role_name, new.content, new.search_context, new.search_facts);
+    END;
+    INSERT INTO episodes_fts(episodes_fts) VALUES ('rebuild');
+    CREATE TRIGGER episode_facts_link AFTER INSERT ON links WHEN new.kind = 'edges' BEGIN
+    UPDATE episodes SET search_facts = {_facts_of_episode("episodes")}
+    WHERE uuid = new.episode_uuid;
+    END;
+    CREATE TRIGGER episode_facts_unlink AFTER DELETE ON links WHEN old.kind = 'edges' BEGIN
+    UPDATE episodes SET search_facts = {_facts_of_episode("episodes")}
+    WHERE uuid = old.episode_uuid;
+    END;
+    CREATE TRIGGER episode_facts_edge_insert AFTER INSERT ON edges BEGIN
+    UPDATE episodes SET search_facts = {_facts_of_episode("episodes")}
+    WHERE uuid IN (SELECT episode_uuid FROM links WHERE kind = 'edges' AND uuid = new.uuid);
+    END;
+    CREATE TRIGGER episode_facts_edge_update AFTER UPDATE OF fact ON edges BEGIN
+    UPDATE episodes SET search_facts = {_facts_of_episode("episodes")}
+    WHERE uuid IN (SELECT episode_uuid FROM links WHERE kind = 'edges' AND uuid = new.uuid);
+    END;
     """,
 ]
 
