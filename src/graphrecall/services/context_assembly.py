@@ -96,6 +96,15 @@ _KIND_ORDER = {k: i for i, k in enumerate(("observation", "edge", "node", "threa
 # observations and ~1 thread summary instead of ~6-9, 8-11, 2-3 and 1-2. A query about an
 # entity itself still ranks it first (its name matches).
 KIND_PRIOR: dict[str, float] = {"node": 0.85, "thread_summary": 0.85}
+# Facts from the best-matching messages. Message search finds the evidence of a question
+# far better than fact search does (each message is indexed with its context and its
+# facts: LoCoMo evidence recall@10 77 % vs 40 %), so the facts extracted from the
+# EPISODE_GUIDES best messages join the fact candidates, each ranked at its message's
+# relevance (x EPISODE_GUIDE_WEIGHT) when that beats its own. The block still holds facts,
+# never messages. LoCoMo coverage (10 samples, 2,500 characters): 47.3 % without, 61.0 %
+# with 10 messages, 62.1 % with 15 (weight 1.0; 0.9 was 1 point lower), +1.8 ms a call.
+EPISODE_GUIDES = 15
+EPISODE_GUIDE_WEIGHT = 1.0
 # Filters that only edges can honour: with one of them, entities are the facts' endpoints.
 _EDGE_ONLY = frozenset(
     {
@@ -306,7 +315,7 @@ class _Plan:
     def default_candidates(self) -> list[Item]:
         edges = self.search_edges(None, CANDIDATES)
         self._endpoints = _ends(r for r, _ in edges)
-        items = self._items("edge", edges)
+        items = self._guided(self._items("edge", edges))
         nodes = self._nodes_where()
         if nodes is not False:
             items += self._items("node", self.search("node", nodes, CANDIDATES))
@@ -321,6 +330,45 @@ class _Plan:
                 "thread_summary", self.search("thread_summary", summaries, CANDIDATES)
             )
         return items
+
+    def _guided(self, facts: list[Item]) -> list[Item]:
+        """``facts`` with the facts of the best-matching messages (``EPISODE_GUIDES``)."""
+        if not EPISODE_GUIDES:
+            return facts
+        where = self._episode_where()
+        guides = self.search("episode", where or None, EPISODE_GUIDES)
+        relevance: dict[str, float] = {}
+        for episode, hit in guides:
+            for uuid in self.ctx.store.linked_to_episodes(Edge, [episode.uuid]):
+                relevance.setdefault(uuid, _key(hit) * EPISODE_GUIDE_WEIGHT)
+        if not relevance:
+            return facts
+        by_uuid = {i.uuid: i for i in facts}
+        missing = [u for u in relevance if u not in by_uuid]
+        if missing:
+            # Through the fact search itself, for their own relevance; the caller's filters
+            # and the window apply either way.
+            found = self.search_edges(p.Column("uuid", "in", tuple(missing)), len(missing))
+            for item in self._items("edge", found):
+                by_uuid[item.uuid] = item
+            unscored = [u for u in missing if u not in by_uuid]
+            for record in self._allowed_edges(unscored):
+                by_uuid[record.uuid] = Item("edge", record, None, 0.0, line=line_of("edge", record))
+        for uuid, score in relevance.items():
+            guided = by_uuid.get(uuid)
+            if guided is not None and score > guided.score:
+                guided.score = score
+        return list(by_uuid.values())
+
+    def _allowed_edges(self, uuids: list[str]) -> list[Edge]:
+        """Those of ``uuids`` that the caller's filters and the window allow (facts that no
+        search leg returned: no word in common with the query, and no embedder)."""
+        if not uuids:
+            return []
+        parts = [x for x in (self.edge_where, p.Column("uuid", "in", tuple(uuids))) if x]
+        if self.edge_branches:
+            parts.append(p.Or(tuple(self.edge_branches)))
+        return self.ctx.store.find(Edge, {"graph_uuid": self.graph.uuid}, where=p.all_of(parts))
 
     # -- a template: one search per slot ------------------------------------------------
     def template_candidates(self, slots: list[tuple[int, Slot]]) -> list[Item]:
