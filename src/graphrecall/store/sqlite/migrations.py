@@ -63,6 +63,27 @@ def _facts_of_episode(row: str) -> str:
     )
 
 
+def _degree_of(row: str) -> str:
+    """SQL for the degree of node ``row``: the live (unexpired) edges of its graph with it
+    at either end, each end counted (a self-loop counts 2)."""
+    ends = (
+        f"(SELECT COUNT(*) FROM edges e WHERE e.graph_uuid = {row}.graph_uuid"
+        f" AND e.{end} = {row}.uuid AND e.expired_at IS NULL)"
+        for end in ("source_node_uuid", "target_node_uuid")
+    )
+    return f"({' + '.join(ends)})"
+
+
+def _add_degree(row: str, sign: str) -> str:
+    """SQL moving the degree of both ends of edge ``row`` (``new`` or ``old``) by ``sign``
+    1, when the edge is live."""
+    return "".join(
+        f"UPDATE nodes SET degree = degree {sign} 1 WHERE {row}.expired_at IS NULL"
+        f" AND uuid = {row}.{end} AND graph_uuid = {row}.graph_uuid;\n"
+        for end in ("source_node_uuid", "target_node_uuid")
+    )
+
+
 _EPISODE_FTS_COLUMNS = "role_name, content, search_context, search_facts"
 
 
@@ -352,6 +373,42 @@ MIGRATIONS: list[str] = [
     CREATE TRIGGER episode_facts_edge_update AFTER UPDATE OF fact ON edges BEGIN
     UPDATE episodes SET search_facts = {_facts_of_episode("episodes")}
     WHERE uuid IN (SELECT episode_uuid FROM links WHERE kind = 'edges' AND uuid = new.uuid);
+    END;
+    """,
+    # 11: a node's degree kept in a column, so listing nodes by degree reads an index
+    # instead of counting every node's edges to sort them (0.3 s a page at 100k facts).
+    # Triggers on edges move the degree of both ends as an edge is inserted, deleted,
+    # expired or brought back, or moved to other ends or another graph; a node inserted
+    # after edges that name it counts them. The column is no model field: record writes
+    # (``_to_row``) never set it. (Edges must not be written with INSERT OR REPLACE: the
+    # row it replaces goes without firing the delete trigger.)
+    f"""
+    ALTER TABLE nodes ADD COLUMN degree INTEGER NOT NULL DEFAULT 0;
+    UPDATE nodes SET degree = {_degree_of("nodes")};
+    CREATE INDEX nodes_degree ON nodes(graph_uuid, degree, uuid);
+    CREATE TRIGGER nodes_degree_edge_insert AFTER INSERT ON edges
+    WHEN new.expired_at IS NULL BEGIN
+    {_add_degree("new", "+")}END;
+    CREATE TRIGGER nodes_degree_edge_delete AFTER DELETE ON edges
+    WHEN old.expired_at IS NULL BEGIN
+    {_add_degree("old", "-")}END;
+    CREATE TRIGGER nodes_degree_edge_update
+    AFTER UPDATE OF expired_at, source_node_uuid, target_node_uuid, graph_uuid ON edges
+    WHEN (old.expired_at IS NULL) <> (new.expired_at IS NULL)
+        OR old.source_node_uuid IS NOT new.source_node_uuid
+        OR old.target_node_uuid IS NOT new.target_node_uuid
+        OR old.graph_uuid IS NOT new.graph_uuid BEGIN
+    {_add_degree("old", "-")}{_add_degree("new", "+")}END;
+    CREATE TRIGGER nodes_degree_node_insert AFTER INSERT ON nodes
+    WHEN EXISTS (SELECT 1 FROM edges e WHERE e.graph_uuid = new.graph_uuid
+        AND e.source_node_uuid = new.uuid AND e.expired_at IS NULL)
+        OR EXISTS (SELECT 1 FROM edges e WHERE e.graph_uuid = new.graph_uuid
+        AND e.target_node_uuid = new.uuid AND e.expired_at IS NULL) BEGIN
+    UPDATE nodes SET degree = {_degree_of("new")} WHERE rowid = new.rowid;
+    END;
+    CREATE TRIGGER nodes_degree_node_move AFTER UPDATE OF uuid, graph_uuid ON nodes
+    WHEN old.uuid IS NOT new.uuid OR old.graph_uuid IS NOT new.graph_uuid BEGIN
+    UPDATE nodes SET degree = {_degree_of("new")} WHERE rowid = new.rowid;
     END;
     """,
 ]

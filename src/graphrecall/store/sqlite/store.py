@@ -86,17 +86,10 @@ JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
 # The tenant column of record kinds not owned by a graph (embeddings are kept per owner).
 OWNER_FIELDS: dict[type[Record], str] = {Memory: "space_uuid"}
 BOOL_FIELDS = frozenset({"processed", "disable_default_ontology"})
-# Sort keys that are computed rather than stored.
-COMPUTED_SORTS: dict[type[Record], dict[str, str]] = {
-    Node: {
-        # One count per end, as node_degrees() counts (an OR of the two ends made the
-        # planner scan the graph's edges for every node).
-        "degree": "((SELECT COUNT(*) FROM edges e WHERE e.graph_uuid = t.graph_uuid"
-        " AND e.source_node_uuid = t.uuid AND e.expired_at IS NULL)"
-        " + (SELECT COUNT(*) FROM edges e WHERE e.graph_uuid = t.graph_uuid"
-        " AND e.target_node_uuid = t.uuid AND e.expired_at IS NULL))"
-    }
-}
+# Sort keys kept in a column that is no model field: a node's degree, kept by triggers
+# on edges (migration 11) and read in order from nodes_degree (graph_uuid, degree, uuid).
+# Counting each node's edges to sort them took 0.3 s a page at 100k facts.
+COLUMN_SORTS: dict[type[Record], frozenset[str]] = {Node: frozenset({"degree"})}
 
 
 class SQLiteStore(Store):
@@ -353,10 +346,8 @@ class SQLiteStore(Store):
         search_fields: Sequence[str] = (),
         where: Predicate | None = None,
     ) -> Page[R]:
-        computed = COMPUTED_SORTS.get(kind, {})
-        order_term = "_sort"  # a computed sort is evaluated once, in the select list
-        if page.order_by in computed:
-            sort_expr = computed[page.order_by]
+        if page.order_by in COLUMN_SORTS.get(kind, ()):
+            sort_expr = f"t.{page.order_by}"
         elif page.order_by in kind.model_fields:
             # COALESCE only where NULLs can occur: an expression is something no index
             # can order by (listing a 100k-fact graph by uuid: 130 ms sorted, 0.2 ms read
@@ -364,7 +355,6 @@ class SQLiteStore(Store):
             nullable = type(None) in get_args(kind.model_fields[page.order_by].annotation)
             column = f"t.{page.order_by}"
             sort_expr = f"COALESCE({column}, '')" if nullable else column
-            order_term = sort_expr
         else:
             raise BadRequest(f"cannot order by {page.order_by!r}", param="order_by")
         sql_where, params = self._where(kind, scope, where)
@@ -385,7 +375,7 @@ class SQLiteStore(Store):
             key_params = [last_key, last_uuid]
         sql = (
             f"SELECT t.*, {sort_expr} AS _sort FROM {table} t WHERE {sql_where}{keyset}"
-            f" ORDER BY {order_term} {direction}, t.uuid {direction}"
+            f" ORDER BY {sort_expr} {direction}, t.uuid {direction}"
             f" LIMIT {page.page_size + 1}"
         )
         rows = self._query(sql, [*params, *key_params])
@@ -446,18 +436,16 @@ class SQLiteStore(Store):
                 )
 
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
+        # The column the listing by degree sorts on (migration 11), so the two agree.
         degrees = dict.fromkeys(node_uuids, 0)
-        if not node_uuids:
-            return degrees
-        marks = ",".join("?" * len(node_uuids))
-        for column in ("source_node_uuid", "target_node_uuid"):
-            rows = self._query(
-                f"SELECT {column}, COUNT(*) FROM edges WHERE graph_uuid = ? AND expired_at IS NULL"
-                f" AND {column} IN ({marks}) GROUP BY {column}",
-                [graph_uuid, *node_uuids],
-            )
-            for node_uuid, n in rows:
-                degrees[node_uuid] += int(n)
+        for start in range(0, len(node_uuids), 500):
+            chunk = list(node_uuids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for node_uuid, degree in self._query(
+                f"SELECT uuid, degree FROM nodes WHERE graph_uuid = ? AND uuid IN ({marks})",
+                [graph_uuid, *chunk],
+            ):
+                degrees[node_uuid] = int(degree)
         return degrees
 
     # -- provenance ------------------------------------------------------------------
