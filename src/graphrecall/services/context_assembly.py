@@ -345,15 +345,11 @@ class _Plan:
             return facts
         by_uuid = {i.uuid: i for i in facts}
         missing = [u for u in relevance if u not in by_uuid]
-        if missing:
-            # Through the fact search itself, for their own relevance; the caller's filters
-            # and the window apply either way.
-            found = self.search_edges(p.Column("uuid", "in", tuple(missing)), len(missing))
-            for item in self._items("edge", found):
-                by_uuid[item.uuid] = item
-            unscored = [u for u in missing if u not in by_uuid]
-            for record in self._allowed_edges(unscored):
-                by_uuid[record.uuid] = Item("edge", record, None, 0.0, line=line_of("edge", record))
+        # Those the fact search did not return rank by their message alone (they were not
+        # among its best, so their own relevance is lower), if the caller's filters and
+        # the window allow them.
+        for record in self._allowed_edges(missing):
+            by_uuid[record.uuid] = Item("edge", record, None, 0.0, line=line_of("edge", record))
         for uuid, score in relevance.items():
             guided = by_uuid.get(uuid)
             if guided is not None and score > guided.score:
@@ -361,8 +357,7 @@ class _Plan:
         return list(by_uuid.values())
 
     def _allowed_edges(self, uuids: list[str]) -> list[Edge]:
-        """Those of ``uuids`` that the caller's filters and the window allow (facts that no
-        search leg returned: no word in common with the query, and no embedder)."""
+        """Those of ``uuids`` that the caller's filters and the window allow."""
         if not uuids:
             return []
         parts = [x for x in (self.edge_where, p.Column("uuid", "in", tuple(uuids))) if x]
