@@ -336,10 +336,9 @@ class _Plan:
         if not EPISODE_GUIDES:
             return facts
         where = self._episode_where()
-        guides = self.search("episode", where or None, EPISODE_GUIDES)
         relevance: dict[str, float] = {}
-        for episode, hit in guides:
-            for uuid in self.ctx.store.linked_to_episodes(Edge, [episode.uuid]):
+        for hit in self.hits("episode", where or None, EPISODE_GUIDES):
+            for uuid in self.ctx.store.linked_to_episodes(Edge, [hit.uuid]):
                 relevance.setdefault(uuid, _key(hit) * EPISODE_GUIDE_WEIGHT)
         if not relevance:
             return facts
@@ -490,7 +489,18 @@ class _Plan:
         return merged[:limit]
 
     def search(self, kind: Kind, where: p.Predicate | None, limit: int) -> list[tuple[Any, Hit]]:
-        spec = engine.SCOPES[_SCOPE_OF[kind]]
+        hits = self.hits(kind, where, limit)
+        records = {
+            r.uuid: r
+            for r in self.ctx.store.find(
+                engine.SCOPES[_SCOPE_OF[kind]].kind,
+                {"graph_uuid": self.graph.uuid, "uuid": [h.uuid for h in hits]},
+            )
+        }
+        return [(records[h.uuid], h) for h in hits if h.uuid in records]
+
+    def hits(self, kind: Kind, where: p.Predicate | None, limit: int) -> list[Hit]:
+        """The retrieval core's ranking of ``kind`` for the query, on the shared scale."""
         opts = SearchOptions(
             query=self.query,
             reranker="cross_encoder",
@@ -498,16 +508,11 @@ class _Plan:
             limit=limit,
             candidates=max(limit, CANDIDATES),
         )
+        spec = engine.SCOPES[_SCOPE_OF[kind]]
         run = engine.search(
             self.ctx.store, self.embedder, self.ctx.cross_encoder, spec, self.graph.uuid, opts
         )
-        records = {
-            r.uuid: r
-            for r in self.ctx.store.find(
-                spec.kind, {"graph_uuid": self.graph.uuid, "uuid": [h.uuid for h in run.hits]}
-            )
-        }
-        return [(records[h.uuid], h) for h in run.hits if h.uuid in records]
+        return list(run.hits)
 
     def _items(self, kind: Kind, found: list[tuple[Any, Hit]]) -> list[Item]:
         return [
