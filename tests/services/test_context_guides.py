@@ -92,3 +92,17 @@ def test_the_fact_of_the_matching_message_is_selected(
 def test_guided_facts_still_obey_the_callers_filters(store: Store) -> None:
     assert "answer" not in _facts(store, edge_types=["RELATES_TO"])
     assert "answer" in _facts(store, edge_types=["ADOPTS"])
+
+
+def test_the_messages_a_thread_query_is_made_of_do_not_guide(store: Store) -> None:
+    graph = store.get(Graph, GRAPH)
+    assert graph is not None
+
+    def guided(*query_episodes: str) -> list[str]:
+        plan = ca._Plan(
+            Context(store, None), graph, QUESTION, Filters(), None, None, query_episodes
+        )
+        return [i.uuid for i in plan._guided([])]
+
+    assert guided() == ["answer"]
+    assert guided("said") == []  # thread context: the query is that message itself

@@ -205,7 +205,7 @@ def thread_context(
         PageRequest(page_size=THREAD_QUERY_MESSAGES, order_by="created_at", order="desc"),
     ).items
     query = "\n".join(m.content for m in latest)
-    plan = _Plan(ctx, graph, query, Filters(), None, None)
+    plan = _Plan(ctx, graph, query, Filters(), None, None, [m.uuid for m in latest])
     if template is None:
         layout: Layout = SectionLayout()
         candidates = plan.default_candidates() if query.strip() else []
@@ -295,8 +295,11 @@ class _Plan:
         filters: Filters,
         edge_where: p.Predicate | None,
         window: TimeWindow | None,
+        query_episodes: Sequence[str] = (),
     ) -> None:
         self.ctx = ctx
+        # Messages the query is made of (thread context): never guides to their own facts.
+        self.query_episodes = tuple(query_episodes)
         self.graph = graph
         self.query = query
         self.given = set(filters.given())
@@ -336,8 +339,11 @@ class _Plan:
         if not EPISODE_GUIDES:
             return facts
         where = self._episode_where()
+        parts = [where] if where else []
+        if self.query_episodes:
+            parts.append(p.Not(p.Column("uuid", "in", self.query_episodes)))
         relevance: dict[str, float] = {}
-        for hit in self.hits("episode", where or None, EPISODE_GUIDES):
+        for hit in self.hits("episode", p.all_of(parts), EPISODE_GUIDES):
             for uuid in self.ctx.store.linked_to_episodes(Edge, [hit.uuid]):
                 relevance.setdefault(uuid, _key(hit) * EPISODE_GUIDE_WEIGHT)
         if not relevance:
