@@ -102,7 +102,9 @@ def test_the_messages_a_thread_query_is_made_of_do_not_guide(store: Store) -> No
         plan = ca._Plan(
             Context(store, None), graph, QUESTION, Filters(), None, None, query_episodes
         )
-        return [i.uuid for i in plan._guided([])]
+        guides = plan._start_guides()
+        assert guides is not None
+        return [i.uuid for i in plan._guided([], guides.result())]
 
     assert guided() == ["answer"]
     assert guided("said") == []  # thread context: the query is that message itself

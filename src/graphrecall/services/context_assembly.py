@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -105,6 +106,9 @@ KIND_PRIOR: dict[str, float] = {"node": 0.85, "thread_summary": 0.85}
 # with 10 messages, 62.1 % with 15 (weight 1.0; 0.9 was 1 point lower), +1.8 ms a call.
 EPISODE_GUIDES = 15
 EPISODE_GUIDE_WEIGHT = 1.0
+# The message search runs beside the other scopes' searches (the store runs full-text
+# queries on parallel read connections).
+_GUIDES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-guide")
 # Filters that only edges can honour: with one of them, entities are the facts' endpoints.
 _EDGE_ONLY = frozenset(
     {
@@ -316,9 +320,10 @@ class _Plan:
 
     # -- the default block: four scopes --------------------------------------------------
     def default_candidates(self) -> list[Item]:
+        guides = self._start_guides()
         edges = self.search_edges(None, CANDIDATES)
         self._endpoints = _ends(r for r, _ in edges)
-        items = self._guided(self._items("edge", edges))
+        items: list[Item] = []
         nodes = self._nodes_where()
         if nodes is not False:
             items += self._items("node", self.search("node", nodes, CANDIDATES))
@@ -332,18 +337,28 @@ class _Plan:
             items += self._items(
                 "thread_summary", self.search("thread_summary", summaries, CANDIDATES)
             )
-        return items
+        facts = self._items("edge", edges)
+        return self._guided(facts, guides.result()) + items if guides else facts + items
 
-    def _guided(self, facts: list[Item]) -> list[Item]:
-        """``facts`` with the facts of the best-matching messages (``EPISODE_GUIDES``)."""
+    def _start_guides(self) -> Future[list[Hit]] | None:
+        """The best-matching messages (``EPISODE_GUIDES``), searched in the background."""
         if not EPISODE_GUIDES:
-            return facts
+            return None
         where = self._episode_where()
         parts = [where] if where else []
         if self.query_episodes:
             parts.append(p.Not(p.Column("uuid", "in", self.query_episodes)))
+        if self.ctx.store.in_transaction():  # another thread would wait for it
+            done: Future[list[Hit]] = Future()
+            done.set_result(self.hits("episode", p.all_of(parts), EPISODE_GUIDES))
+            return done
+        return _GUIDES.submit(self.hits, "episode", p.all_of(parts), EPISODE_GUIDES)
+
+    def _guided(self, facts: list[Item], guides: list[Hit]) -> list[Item]:
+        """``facts`` with the facts of the messages ``guides``: each ranks at its
+        message's relevance (x ``EPISODE_GUIDE_WEIGHT``) when that beats its own."""
         relevance: dict[str, float] = {}
-        for hit in self.hits("episode", p.all_of(parts), EPISODE_GUIDES):
+        for hit in guides:
             for uuid in self.ctx.store.linked_to_episodes(Edge, [hit.uuid]):
                 relevance.setdefault(uuid, _key(hit) * EPISODE_GUIDE_WEIGHT)
         if not relevance:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import queue
 import sqlite3
 import threading
 import time
@@ -74,6 +75,8 @@ TABLES: dict[type[Record], str] = {
 }
 # How long a table's cached row count is trusted (see ``_row_count``).
 ROW_COUNT_TTL_S = 30.0
+# Read-only connections full-text searches may run on at once (see SQLiteStore._read).
+READ_POOL_MAX = 8
 # How many graphs' adjacency arrays are kept in memory (least recently used go first).
 ADJACENCY_CACHE_GRAPHS = 64
 # Logged vector writes per owner beyond which the next read reloads the matrix instead.
@@ -127,11 +130,24 @@ class SQLiteStore(Store):
         self._reader = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._reader.execute("PRAGMA query_only=1")
         self._reader_lock = threading.Lock()
+        # Read-only connections for full-text searches, so that several can run at once
+        # (each scope of a get_context, each leg of a search): the main connection takes
+        # one statement at a time. Opened on demand, at most READ_POOL_MAX.
+        self._read_pool: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
+        self._read_opened = 0
+        self._read_pool_lock = threading.Lock()
+        self._closed = False
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
         self._ann.close()
-        with self._lock, self._reader_lock:
+        with self._lock, self._reader_lock, self._read_pool_lock:
+            self._closed = True
+            while True:
+                try:
+                    self._read_pool.get_nowait().close()
+                except queue.Empty:
+                    break
             self._reader.close()
             self._conn.close()
 
@@ -169,6 +185,36 @@ class SQLiteStore(Store):
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
             return self._conn.execute(sql, params).fetchall()
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """A read that runs beside other threads' reads, on a pooled read-only connection:
+        committed data (WAL), without waiting for the main connection. A thread inside a
+        transaction reads on the main connection, to see its own writes."""
+        if self.in_transaction():
+            return self._query(sql, params)
+        conn = self._checkout()
+        if conn is None:  # the pool is at its limit
+            return self._query(sql, params)
+        try:
+            return conn.execute(sql, params).fetchall()
+        finally:
+            self._read_pool.put(conn)
+
+    def _checkout(self) -> sqlite3.Connection | None:
+        try:
+            return self._read_pool.get_nowait()
+        except queue.Empty:
+            pass
+        with self._read_pool_lock:
+            if self._closed or self._read_opened >= READ_POOL_MAX:
+                return None
+            self._read_opened += 1
+        conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA query_only=1")
+        conn.execute("PRAGMA busy_timeout=10000")
+        register_functions(conn)
+        return conn
 
     # -- row mapping -----------------------------------------------------------------
     @staticmethod
@@ -588,7 +634,7 @@ class SQLiteStore(Store):
             terms,
             self._row_count(table),
             lambda term: int(
-                self._query(
+                self._read(
                     f"SELECT count(*) FROM {table}_fts WHERE {table}_fts MATCH ?",
                     [fulltext.quote(term)],
                 )[0][0]
@@ -605,7 +651,7 @@ class SQLiteStore(Store):
         )
 
         def ranked(matches: Sequence[str]) -> list[tuple[str, float]]:
-            rows = self._query(
+            rows = self._read(
                 " UNION ALL ".join([select] * len(matches))
                 + f" ORDER BY score DESC, uuid LIMIT {int(limit)}",
                 [v for match in matches for v in (match, *params)],
@@ -623,7 +669,7 @@ class SQLiteStore(Store):
         now = time.monotonic()
         cached = self._row_counts.get(table)
         if cached is None or now - cached[0] > ROW_COUNT_TTL_S:
-            cached = (now, int(self._query(f"SELECT count(*) FROM {table}")[0][0]))
+            cached = (now, int(self._read(f"SELECT count(*) FROM {table}")[0][0]))
             self._row_counts[table] = cached
         return cached[1]
 
