@@ -13,6 +13,7 @@ from graphrecall.domain.models import Edge, Episode, Graph, Node, Project
 from graphrecall.retrieval.filters import Filters
 from graphrecall.services import context_assembly as ca
 from graphrecall.services.context import Context
+from graphrecall.services.context_templates import Slot
 from graphrecall.store import Store, open_store
 
 STAMP = "2026-01-01T00:00:00.000000Z"
@@ -108,3 +109,13 @@ def test_the_messages_a_thread_query_is_made_of_do_not_guide(store: Store) -> No
 
     assert guided() == ["answer"]
     assert guided("said") == []  # thread context: the query is that message itself
+
+
+def test_a_templates_fact_slot_is_guided_within_its_limit_and_types(store: Store) -> None:
+    graph = store.get(Graph, GRAPH)
+    assert graph is not None
+    plan = ca._Plan(Context(store, None), graph, QUESTION, Filters(), None, None)
+    top = plan._slot("edge", Slot("edges", 3))
+    assert len(top) == 3 and top[0].uuid == "answer"
+    assert "answer" not in [i.uuid for i in plan._slot("edge", Slot("edges", 3, ("RELATES_TO",)))]
+    assert [i.uuid for i in plan._slot("edge", Slot("edges", 3, ("ADOPTS",)))] == ["answer"]

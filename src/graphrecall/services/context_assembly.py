@@ -317,6 +317,7 @@ class _Plan:
         # Entities follow the facts when the facts are constrained in a way nodes are not.
         self.nodes_follow_edges = window is not None or bool(self.given & _EDGE_ONLY)
         self._endpoints: tuple[str, ...] | None = None
+        self._guides: Future[list[Hit]] | None = None  # a template's, shared by its slots
 
     # -- the default block: four scopes --------------------------------------------------
     def default_candidates(self) -> list[Item]:
@@ -354,9 +355,12 @@ class _Plan:
             return done
         return _GUIDES.submit(self.hits, "episode", p.all_of(parts), EPISODE_GUIDES)
 
-    def _guided(self, facts: list[Item], guides: list[Hit]) -> list[Item]:
-        """``facts`` with the facts of the messages ``guides``: each ranks at its
-        message's relevance (x ``EPISODE_GUIDE_WEIGHT``) when that beats its own."""
+    def _guided(
+        self, facts: list[Item], guides: list[Hit], extra: p.Predicate | None = None
+    ) -> list[Item]:
+        """``facts`` with the facts of the messages ``guides`` (those ``extra`` allows too):
+        each ranks at its message's relevance (x ``EPISODE_GUIDE_WEIGHT``) when that beats
+        its own."""
         relevance: dict[str, float] = {}
         for hit in guides:
             for uuid in self.ctx.store.linked_to_episodes(Edge, [hit.uuid]):
@@ -368,7 +372,7 @@ class _Plan:
         # Those the fact search did not return rank by their message alone (they were not
         # among its best, so their own relevance is lower), if the caller's filters and
         # the window allow them.
-        for record in self._allowed_edges(missing):
+        for record in self._allowed_edges(missing, extra):
             by_uuid[record.uuid] = Item("edge", record, None, 0.0, line=line_of("edge", record))
         for uuid, score in relevance.items():
             guided = by_uuid.get(uuid)
@@ -376,11 +380,11 @@ class _Plan:
                 guided.score = score
         return list(by_uuid.values())
 
-    def _allowed_edges(self, uuids: list[str]) -> list[Edge]:
-        """Those of ``uuids`` that the caller's filters and the window allow."""
+    def _allowed_edges(self, uuids: list[str], extra: p.Predicate | None = None) -> list[Edge]:
+        """Those of ``uuids`` that the caller's filters, ``extra`` and the window allow."""
         if not uuids:
             return []
-        parts = [x for x in (self.edge_where, p.Column("uuid", "in", tuple(uuids))) if x]
+        parts = [x for x in (self.edge_where, extra, p.Column("uuid", "in", tuple(uuids))) if x]
         if self.edge_branches:
             parts.append(p.Or(tuple(self.edge_branches)))
         return self.ctx.store.find(Edge, {"graph_uuid": self.graph.uuid}, where=p.all_of(parts))
@@ -408,7 +412,13 @@ class _Plan:
         where: p.Predicate | Literal[False] | None
         if kind == "edge":
             types = p.Column("name", "in", slot.types) if slot.types else None
-            return self._items("edge", self.search_edges(types, slot.limit))
+            facts = self._items("edge", self.search_edges(types, slot.limit))
+            if self._guides is None:
+                self._guides = self._start_guides()
+            if self._guides is None:
+                return facts
+            guided = self._guided(facts, self._guides.result(), types)
+            return sorted(guided, key=lambda i: (-i.score, i.uuid))[: slot.limit]
         if kind == "node":
             labels = p.HasAnyLabel(slot.types) if slot.types else None
             base = self._nodes_where()
