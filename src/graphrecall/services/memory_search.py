@@ -83,10 +83,11 @@ def search(ctx: Context, caller: Caller, q: MemoryQuery) -> MemoryResults:
             "grep cannot be used alone; combine it with semantic, fulltext, tree, meta or temporal",
             param="grep",
         )
+    # Cheapest first: SQLite tests the terms in this order, and meta is parsed from JSON.
     parts = [
         tree_filter(q.tree, caller.home) if q.tree else None,
-        meta_filter(q.meta),
         temporal_filter(q.temporal) if q.temporal else None,
+        meta_filter(q.meta),
         grep_filter(q.grep) if q.grep else None,
     ]
     where = p.all_of([part for part in parts if part is not None])

