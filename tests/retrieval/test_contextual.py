@@ -14,7 +14,7 @@ from graphrecall.domain.models import Episode
 from graphrecall.ingest.embedding import contextual_text, previous_messages, texts_to_embed
 from graphrecall.retrieval import engine
 from graphrecall.store import Store, open_store
-from graphrecall.store.sqlite.migrations import MIGRATIONS, _statements, migrate
+from graphrecall.store.sqlite.migrations import MIGRATIONS, migrate
 
 GRAPH = "g-1"
 THREAD = "t-1"
@@ -86,10 +86,7 @@ def test_the_index_stays_consistent_through_updates_and_deletes(
 def test_upgrading_an_existing_database_backfills_the_context(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
     conn = sqlite3.connect(path, isolation_level=None)
-    for script in MIGRATIONS[:6]:
-        for statement in _statements(script):
-            conn.execute(statement)
-    conn.execute("PRAGMA user_version = 6")
+    assert migrate(conn, 6) == conn.execute("PRAGMA user_version").fetchone()[0] == 6
     for e in CHAT:
         conn.execute(
             "INSERT INTO episodes (uuid, graph_uuid, content, source, role, role_name,"

@@ -12,7 +12,7 @@ import pytest
 
 from graphrecall.domain.models import Edge, Episode
 from graphrecall.store import Store, open_store
-from graphrecall.store.sqlite.migrations import MIGRATIONS, _statements, migrate
+from graphrecall.store.sqlite.migrations import MIGRATIONS, migrate
 
 GRAPH = "g-1"
 STAMP = "2026-01-01T00:00:00.000000Z"
@@ -102,10 +102,7 @@ def test_a_link_written_before_its_edge_still_counts(store: Store) -> None:
 def test_migration_indexes_the_facts_of_existing_messages(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
     conn = sqlite3.connect(path, isolation_level=None)
-    for script in MIGRATIONS[:9]:
-        for statement in _statements(script):
-            conn.execute(statement)
-    conn.execute("PRAGMA user_version = 9")
+    assert migrate(conn, 9) == conn.execute("PRAGMA user_version").fetchone()[0] == 9
     conn.execute(
         "INSERT INTO episodes (uuid, graph_uuid, content, source, role, role_name,"
         " reference_time, created_at, thread_uuid) VALUES (?,?,?,?,?,?,?,?,?)",

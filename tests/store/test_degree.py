@@ -14,7 +14,7 @@ from zep_cloud import EdgeInput, EdgeNodeRef, NodeInput, Zep
 
 from graphrecall.domain.models import Edge, Node, PageRequest
 from graphrecall.store import open_store
-from graphrecall.store.sqlite.migrations import MIGRATIONS, _statements, migrate
+from graphrecall.store.sqlite.migrations import MIGRATIONS, migrate
 from graphrecall.store.sqlite.store import SQLiteStore
 from tests.conftest import wait_for_task
 
@@ -257,10 +257,7 @@ def test_degree_through_the_api(zep: Zep) -> None:
 def test_migration_counts_the_degrees_of_existing_nodes(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
     conn = sqlite3.connect(path, isolation_level=None)
-    for script in MIGRATIONS[:10]:
-        for statement in _statements(script):
-            conn.execute(statement)
-    conn.execute("PRAGMA user_version = 10")
+    assert migrate(conn, 10) == conn.execute("PRAGMA user_version").fetchone()[0] == 10
     for uuid, graph in (("a", GRAPH), ("b", GRAPH), ("c", GRAPH), ("a2", OTHER)):
         conn.execute(
             "INSERT INTO nodes (uuid, graph_uuid, name, labels, created_at, updated_at)"

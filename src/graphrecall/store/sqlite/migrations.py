@@ -423,15 +423,17 @@ MIGRATIONS: list[str] = [
 ]
 
 
-def migrate(conn: sqlite3.Connection) -> int:
-    """Bring the schema to the newest version; returns the version reached."""
+def migrate(conn: sqlite3.Connection, target: int | None = None) -> int:
+    """Bring the schema to version ``target`` (default: the newest); returns the version
+    reached. (An older ``target`` makes the databases that upgrade tests start from.)"""
     version: int = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > len(MIGRATIONS):
         raise RuntimeError(
             f"database schema version {version} is newer than this graphrecall "
             f"({len(MIGRATIONS)}); upgrade graphrecall"
         )
-    for number in range(version + 1, len(MIGRATIONS) + 1):
+    goal = len(MIGRATIONS) if target is None else target
+    for number in range(version + 1, goal + 1):
         conn.execute("BEGIN IMMEDIATE")
         try:
             for statement in _statements(MIGRATIONS[number - 1]):
@@ -441,7 +443,7 @@ def migrate(conn: sqlite3.Connection) -> int:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-    return len(MIGRATIONS)
+    return max(version, goal)
 
 
 def _statements(script: str) -> list[str]:
