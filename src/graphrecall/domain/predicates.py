@@ -120,6 +120,16 @@ class JsonContains:
 
 
 @dataclass(frozen=True)
+class JsonPathMatch:
+    """A JSON field satisfies ``expression``, a PostgreSQL jsonpath predicate in the
+    subset of :mod:`graphrecall.domain.jsonpath` (``field @@ expression``), already
+    validated by the caller."""
+
+    field: str
+    expression: str
+
+
+@dataclass(frozen=True)
 class And:
     items: tuple[Predicate, ...]
 
@@ -150,6 +160,7 @@ Predicate = (
     | Regex
     | InRange
     | JsonContains
+    | JsonPathMatch
     | And
     | Or
     | Not

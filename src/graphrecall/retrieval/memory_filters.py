@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from graphrecall.domain import jsonpath
 from graphrecall.domain import predicates as p
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.tree_paths import normalize_filter
@@ -65,6 +66,16 @@ def tree_filter(raw: str, home: str, *, param: str = "tree") -> p.Predicate | No
 def meta_filter(meta: dict[str, Any] | None) -> p.Predicate | None:
     """JSON containment on ``meta`` (``{}`` matches everything)."""
     return p.JsonContains("meta", meta) if meta else None
+
+
+def meta_predicate_filter(expression: str, *, param: str = "metaPredicate") -> p.Predicate:
+    """A PostgreSQL jsonpath predicate on ``meta`` (``meta @@ expression``), in the subset
+    :mod:`graphrecall.domain.jsonpath` documents; parsed here so bad input is a 400."""
+    try:
+        jsonpath.compiled(expression)
+    except jsonpath.JsonPathError as exc:
+        raise BadRequest(exc.message, param=param) from None
+    return p.JsonPathMatch("meta", expression)
 
 
 def temporal_filter(tf: TemporalFilter, *, param: str = "temporal") -> p.Predicate | None:

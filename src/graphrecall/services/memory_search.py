@@ -26,6 +26,7 @@ from graphrecall.retrieval.memory_filters import (
     TemporalFilter,
     grep_filter,
     meta_filter,
+    meta_predicate_filter,
     temporal_filter,
     tree_filter,
 )
@@ -57,6 +58,7 @@ class MemoryQuery:
     fulltext: str | None = None
     grep: str | None = None
     meta: dict[str, Any] | None = None
+    meta_predicate: str | None = None
     tree: str | None = None
     temporal: TemporalFilter | None = None
     weight_semantic: float = 1.0
@@ -78,7 +80,8 @@ def search(ctx: Context, caller: Caller, q: MemoryQuery) -> MemoryResults:
     semantic = (q.semantic or "").strip()[:MAX_SEMANTIC_QUERY_CHARS]
     fulltext = (q.fulltext or "").strip()
     has_tree = bool(q.tree and q.tree.strip())
-    if q.grep and not (semantic or fulltext or has_tree or q.meta is not None or q.temporal):
+    has_meta = q.meta is not None or q.meta_predicate is not None
+    if q.grep and not (semantic or fulltext or has_tree or has_meta or q.temporal):
         raise BadRequest(
             "grep cannot be used alone; combine it with semantic, fulltext, tree, meta or temporal",
             param="grep",
@@ -88,6 +91,7 @@ def search(ctx: Context, caller: Caller, q: MemoryQuery) -> MemoryResults:
         tree_filter(q.tree, caller.home) if q.tree else None,
         temporal_filter(q.temporal) if q.temporal else None,
         meta_filter(q.meta),
+        meta_predicate_filter(q.meta_predicate) if q.meta_predicate is not None else None,
         grep_filter(q.grep) if q.grep else None,
     ]
     where = p.all_of([part for part in parts if part is not None])

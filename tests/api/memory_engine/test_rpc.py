@@ -155,7 +155,7 @@ def test_application_errors(rpc: RpcCall) -> None:
             },
             "temporal.within.start",
         ),
-        ({"metaPredicate": "$.a > 1"}, "metaPredicate"),
+        ({"metaPredicate": "$.a ? (@ > 1)"}, "metaPredicate"),
         ({"fulltext": "a", "semantic": "a", "weights": {"semantic": 0, "fulltext": 0}}, "weights"),
     ]
     for params, field in cases:
@@ -163,6 +163,50 @@ def test_application_errors(rpc: RpcCall) -> None:
         assert (code, param) == ("VALIDATION_ERROR", field), params
     tilde = rpc("memory.create", {"content": "x", "tree": "/a/~/b"})
     assert app_error(tilde)[0] == "VALIDATION_ERROR"
+
+
+def test_search_with_meta_predicate(rpc: RpcCall) -> None:
+    rows = [
+        ({"kind": "decision", "priority": 3, "tags": ["api", "auth"]}, "ship the api gateway"),
+        ({"kind": "note", "priority": 1, "tags": ["api"]}, "api notes from standup"),
+        ({"kind": "decision", "priority": "high"}, "api rate limits decided"),
+        ({}, "api without meta"),
+    ]
+    for meta, content in rows:
+        result(rpc("memory.create", {"content": content, "tree": "/rpc/mp", "meta": meta}))
+
+    def found(**params: Any) -> list[str]:
+        body = result(rpc("memory.search", {"tree": "/rpc/mp", "orderBy": "asc", **params}))
+        assert body["total"] == len(body["results"])
+        return [r["content"] for r in body["results"]]
+
+    assert found(metaPredicate='$.kind == "decision" && $.priority >= 2') == [
+        "ship the api gateway"
+    ]
+    # lax mode: arrays unwrap; a string priority never compares with a number
+    assert found(metaPredicate='$.tags == "api"') == [
+        "ship the api gateway",
+        "api notes from standup",
+    ]
+    assert found(metaPredicate="$.priority < 5") == [
+        "ship the api gateway",
+        "api notes from standup",
+    ]
+    assert found(metaPredicate="!exists($.kind)") == ["api without meta"]
+    # ANDed with meta, and with the ranked (fulltext) path and grep
+    assert found(meta={"kind": "decision"}, metaPredicate='$.priority like_regex "^h"') == [
+        "api rate limits decided"
+    ]
+    ranked = found(fulltext="api", metaPredicate='$.kind starts with "not"')
+    assert ranked == ["api notes from standup"]
+    assert found(metaPredicate='$.kind == "decision"', grep="GATEWAY") == ["ship the api gateway"]
+    assert len(found(metaPredicate="")) == 4  # empty: no predicate
+    before = result(rpc("memory.history", {"tree": "/rpc/mp"}))["events"]
+    for bad in ["$.kind = 1", "$.a.size() > 1", "(" * 40 + "$.a == 1" + ")" * 40, "x" * 2001]:
+        code, message, param = app_error(rpc("memory.search", {"metaPredicate": bad}))
+        assert (code, param) == ("VALIDATION_ERROR", "metaPredicate"), bad
+        assert message.startswith("metaPredicate: "), message
+    assert result(rpc("memory.history", {"tree": "/rpc/mp"}))["events"] == before
 
 
 def test_body_cap_is_one_mebibyte(me_server: Server) -> None:

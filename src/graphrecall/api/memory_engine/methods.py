@@ -96,11 +96,6 @@ def delete_by_path(ctx: Context, caller: Caller, p: P.ByPath) -> Any:
 
 
 def search(ctx: Context, caller: Caller, p: P.Search) -> Any:
-    if p.metaPredicate:
-        raise BadRequest(
-            "metaPredicate (SQL/JSONPath) is not supported by this server; use meta",
-            param="metaPredicate",
-        )
     temporal = None
     if p.temporal is not None:
         t = p.temporal
@@ -122,6 +117,8 @@ def search(ctx: Context, caller: Caller, p: P.Search) -> Any:
             fulltext=p.fulltext,
             grep=p.grep,
             meta=p.meta,
+            # "" is "no predicate", as upstream's truthiness test has it
+            meta_predicate=p.metaPredicate or None,
             tree=p.tree,
             temporal=temporal,
             weight_semantic=1.0 if weights.semantic is None else weights.semantic,

@@ -8,6 +8,7 @@ import sqlite3
 from functools import lru_cache
 from typing import Any
 
+from graphrecall.domain import jsonpath
 from graphrecall.domain import predicates as p
 
 _CMP = {"eq": "=", "gt": ">", "lt": "<", "gte": ">=", "lte": "<="}
@@ -104,6 +105,9 @@ class Compiler:
                 )
             case p.JsonContains(field, value):
                 return _contains_sql(f"{a}.{self._field(field)}", value, params)
+            case p.JsonPathMatch(field, expression):
+                params.append(expression)
+                return f"gr_jsonpath(?, {a}.{self._field(field)})"
         raise TypeError(f"unknown predicate {pred!r}")  # pragma: no cover
 
     def _field(self, field: str) -> str:
@@ -250,7 +254,15 @@ def _json_contains(doc: str | None, needle: str) -> int:
     return int(json_contains(json.loads(doc), json.loads(needle)))
 
 
+def _jsonpath(expression: str, doc: str | None) -> int:
+    if doc is None:
+        return 0
+    return int(jsonpath.matches(expression, json.loads(doc)))
+
+
 def register_functions(conn: sqlite3.Connection) -> None:
-    """SQL functions the compiled predicates call: ``gr_regexp`` and ``gr_json_contains``."""
+    """SQL functions the compiled predicates call: ``gr_regexp``, ``gr_json_contains``
+    and ``gr_jsonpath``."""
     conn.create_function("gr_regexp", 3, _regexp, deterministic=True)
     conn.create_function("gr_json_contains", 2, _json_contains, deterministic=True)
+    conn.create_function("gr_jsonpath", 2, _jsonpath, deterministic=True)
