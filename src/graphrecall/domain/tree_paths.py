@@ -64,6 +64,12 @@ def to_display(stored: str, home: str) -> str:
     return "/" + stored.replace(".", "/")
 
 
+def to_display_named(stored: str, name: str, home: str) -> str:
+    """A named memory's display path, ``tree/name`` (``/name`` at the root)."""
+    tree = to_display(stored, home)
+    return f"{tree.rstrip('/')}/{name}"
+
+
 def split_named(path: str) -> tuple[str, str]:
     """``/share/auth/jwt`` -> (``/share/auth``, ``jwt``): the name is the last segment."""
     tree, _, name = path.strip().rpartition("/")

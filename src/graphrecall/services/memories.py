@@ -457,6 +457,53 @@ def delete_tree(ctx: Context, caller: Caller, tree_path: str, dry_run: bool) -> 
     return len(rows)
 
 
+def delete_orphans(
+    ctx: Context,
+    caller: Caller,
+    root: str,
+    meta_contains: dict[str, Any],
+    keep: Sequence[tuple[str, str]],
+    dry_run: bool,
+) -> list[Memory]:
+    """Delete every named memory at or under ``root`` whose meta contains
+    ``meta_contains`` and whose (tree, name) slot is not in ``keep``, all or nothing.
+
+    Returns the deleted (with ``dry_run``, the would-delete) memories ordered by slot.
+    Unnamed memories are never touched; an empty ``meta_contains`` is refused so that
+    "delete everything not in my list" cannot be expressed.
+    """
+    if not meta_contains:
+        raise BadRequest("metaContains must be a non-empty object", param="metaContains")
+    base = to_stored(root, caller.home, param="root")
+    kept = {
+        (to_stored(tree, caller.home, param=f"keep.{i}.tree"), name)
+        for i, (tree, name) in enumerate(keep)
+    }
+    where = p.And(
+        (
+            p.PathUnder("tree", base),
+            p.Column("name", "is_not_null"),
+            p.JsonContains("meta", meta_contains),
+        )
+    )
+    write = _Write(caller, "delete_orphans")
+    with ctx.store.transaction():
+        rows = ctx.store.find(Memory, {"space_uuid": caller.space.uuid}, where=where)
+        orphans = sorted(
+            (m for m in rows if m.name is not None and (m.tree, m.name) not in kept),
+            key=lambda m: (m.tree, m.name or ""),
+        )
+        if dry_run or not orphans:
+            return orphans
+        ids = [m.uuid for m in orphans]
+        for start in range(0, len(ids), 500):
+            ctx.store.delete(Memory, {"uuid": ids[start : start + 500]})
+        for memory in orphans:
+            _record(write, memory, "delete")
+        _commit(ctx, write)
+    return orphans
+
+
 # -- the audit log -------------------------------------------------------------------------
 
 

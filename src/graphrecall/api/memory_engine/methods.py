@@ -16,7 +16,7 @@ from graphrecall.api.memory_engine import params as P
 from graphrecall.api.memory_engine import wire
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Memory
-from graphrecall.domain.tree_paths import to_display
+from graphrecall.domain.tree_paths import to_display, to_display_named
 from graphrecall.retrieval.memory_filters import TemporalFilter
 from graphrecall.services import memories, memory_search
 from graphrecall.services.context import Context
@@ -152,6 +152,13 @@ def delete_tree(ctx: Context, caller: Caller, p: P.DeleteTree) -> Any:
     return {"count": memories.delete_tree(ctx, caller, p.tree, bool(p.dryRun))}
 
 
+def delete_orphans_in_tree(ctx: Context, caller: Caller, p: P.DeleteOrphansInTree) -> Any:
+    keep = [(slot.tree, slot.name) for slot in p.keep]
+    orphans = memories.delete_orphans(ctx, caller, p.root, p.metaContains, keep, bool(p.dryRun))
+    paths = [to_display_named(m.tree, m.name or "", caller.home) for m in orphans]
+    return {"count": len(paths), "paths": paths}
+
+
 def count_tree(ctx: Context, caller: Caller, p: P.CountTree) -> Any:
     if not p.tree.strip():
         raise BadRequest("tree filter is required", param="tree")
@@ -231,6 +238,7 @@ METHODS: dict[str, Method] = {
     "memory.copy": Method(P.Transfer, copy),
     "memory.move": Method(P.Transfer, move),
     "memory.deleteTree": Method(P.DeleteTree, delete_tree),
+    "memory.deleteOrphansInTree": Method(P.DeleteOrphansInTree, delete_orphans_in_tree),
     "memory.countTree": Method(P.CountTree, count_tree),
     "memory.embeddingStatus": Method(P.Empty, embedding_status),
     "memory.history": Method(P.History, history),

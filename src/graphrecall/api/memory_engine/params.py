@@ -52,6 +52,12 @@ def _timestamp(value: str) -> str:
         raise ValueError("Invalid datetime") from None
 
 
+def _non_empty(value: dict[str, Any]) -> dict[str, Any]:
+    if not value:
+        raise ValueError("metaContains must be a non-empty object")
+    return value
+
+
 def _name(value: str) -> str:
     if not _NAME.match(value):
         raise ValueError(
@@ -69,6 +75,7 @@ Name = Annotated[str, Field(min_length=1, max_length=128), AfterValidator(_name)
 Hash = Annotated[str, Field(min_length=32, max_length=32)]
 Meta = dict[str, Any]
 OnConflict = Literal["error", "replace", "ignore"]
+MAX_KEEP = 25_000
 
 
 class Params(BaseModel):
@@ -168,6 +175,20 @@ class DeleteTree(Params):
 class CountTree(Params):
     tree: Annotated[TreeFilter, Field(min_length=1)]
     maxCount: Annotated[int, Field(ge=1)] | None = None
+
+
+class Slot(Params):
+    tree: Annotated[TreePath, Field(min_length=1)]
+    name: Name
+
+
+class DeleteOrphansInTree(Params):
+    """Upstream caps ``keep`` at 25,000 slots; the 1 MiB body cap usually binds first."""
+
+    root: Annotated[TreePath, Field(min_length=1)]
+    metaContains: Annotated[Meta, AfterValidator(_non_empty)]
+    keep: Annotated[list[Slot], Field(max_length=MAX_KEEP)]
+    dryRun: bool | None = None
 
 
 class History(Params):
