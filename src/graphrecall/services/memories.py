@@ -448,13 +448,18 @@ def delete_tree(ctx: Context, caller: Caller, tree_path: str, dry_run: bool) -> 
         rows = _under(ctx, caller, root)
         if dry_run or not rows:
             return len(rows)
-        ids = [m.uuid for m in rows]
-        for start in range(0, len(ids), 500):
-            ctx.store.delete(Memory, {"uuid": ids[start : start + 500]})
-        for memory in rows:
-            _record(write, memory, "delete")
-        _commit(ctx, write)
+        _delete_all(ctx, write, rows)
     return len(rows)
+
+
+def _delete_all(ctx: Context, write: _Write, rows: Sequence[Memory]) -> None:
+    """Delete ``rows`` (inside the caller's transaction), each recorded in history."""
+    ids = [m.uuid for m in rows]
+    for start in range(0, len(ids), 500):
+        ctx.store.delete(Memory, {"uuid": ids[start : start + 500]})
+    for memory in rows:
+        _record(write, memory, "delete")
+    _commit(ctx, write)
 
 
 def delete_orphans(
@@ -495,12 +500,7 @@ def delete_orphans(
         )
         if dry_run or not orphans:
             return orphans
-        ids = [m.uuid for m in orphans]
-        for start in range(0, len(ids), 500):
-            ctx.store.delete(Memory, {"uuid": ids[start : start + 500]})
-        for memory in orphans:
-            _record(write, memory, "delete")
-        _commit(ctx, write)
+        _delete_all(ctx, write, orphans)
     return orphans
 
 
