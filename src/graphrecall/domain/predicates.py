@@ -7,6 +7,7 @@ language. Values are already validated and normalised (timestamps in stored form
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -173,3 +174,13 @@ def all_of(items: list[Predicate]) -> Predicate | None:
     if not items:
         return None
     return items[0] if len(items) == 1 else And(tuple(items))
+
+
+def coalesced(columns: Sequence[str], bounds: Sequence[tuple[CompareOp, Any]]) -> Predicate:
+    """``COALESCE(columns...)`` meets every ``(op, value)`` bound: the first non-null
+    column is the one compared (a record with all of them null never matches)."""
+    options: list[Predicate] = []
+    for i, column in enumerate(columns):
+        nulls = [Column(c, "is_null") for c in columns[:i]]
+        options.append(And((*nulls, *(Column(column, op, value) for op, value in bounds))))
+    return options[0] if len(options) == 1 else Or(tuple(options))

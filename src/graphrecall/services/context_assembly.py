@@ -29,7 +29,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from graphrecall.domain import clock
 from graphrecall.domain import predicates as p
@@ -173,7 +172,7 @@ def graph_context(
     window: TimeWindow | None = None
     query = request.query
     if "date_filters" not in filters.given():
-        zone = time_zone_of(ctx, project, graph)
+        zone = graphs.time_zone_of(ctx, project, graph)
         reading = interpret(request.query, now=now or clock.now_dt(), time_zone=zone)
         window = reading.window
         if window is not None and reading.query.strip():
@@ -220,25 +219,6 @@ def thread_context(
         budget = MAX_CHARACTERS
     packed = pack(_rank(candidates, None), layout, budget)
     return ContextResult(graph, packed.text, packed.truncated, packed.items)
-
-
-def time_zone_of(ctx: Context, project: Project, graph: Graph) -> str:
-    """The user's zone (user graphs), else the graph's, else the project's, else UTC;
-    a value that is not a valid IANA zone is skipped."""
-    options: list[str | None] = []
-    if graph.user_uuid:
-        user = ctx.store.get(User, graph.user_uuid)
-        options.append(user.time_zone if user else None)
-    options += [graph.time_zone, project.default_time_zone]
-    for name in options:
-        if not name:
-            continue
-        try:
-            ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
-            continue
-        return name
-    return "UTC"
 
 
 def _budget(value: int | None) -> int:
@@ -482,10 +462,9 @@ class _Plan:
         if w is not None and w.start is not None:
             start = clock.to_iso(w.start)
             parts.append(
-                _coalesce(
+                p.coalesced(
                     ("last_summarized_episode_valid_at", "last_summarized_at", "created_at"),
-                    "gte",
-                    start,
+                    [("gte", start)],
                 )
             )
         return p.all_of(parts)
@@ -575,15 +554,6 @@ def _between(column: str, w: TimeWindow | None) -> list[p.Predicate]:
     if w.end is not None:
         parts.append(p.Column(column, "lt", clock.to_iso(w.end)))
     return parts
-
-
-def _coalesce(columns: Sequence[str], op: Literal["gte", "lt"], value: str) -> p.Predicate:
-    """``COALESCE(columns...) op value`` in the predicate language."""
-    options: list[p.Predicate] = []
-    for i, column in enumerate(columns):
-        nulls = [p.Column(c, "is_null") for c in columns[:i]]
-        options.append(p.And((*nulls, p.Column(column, op, value))))
-    return p.Or(tuple(options))
 
 
 def _edge_window(w: TimeWindow | None) -> list[p.Predicate]:

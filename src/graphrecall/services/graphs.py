@@ -7,6 +7,8 @@ Another project's graph is reported as not found, never as forbidden.
 
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
 from graphrecall.domain import clock
 from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.domain.ids import check_uuid, new_id
@@ -40,6 +42,25 @@ def resolve(ctx: Context, project: Project, graph_uuid: str, *, param: str = "gr
     if graph is None:
         raise NotFound("graph", graph_uuid, param=param)
     return graph
+
+
+def time_zone_of(ctx: Context, project: Project, graph: Graph) -> str:
+    """The user's zone (user graphs), else the graph's, else the project's, else UTC;
+    a value that is not a valid IANA zone is skipped."""
+    options: list[str | None] = []
+    if graph.user_uuid:
+        user = ctx.store.get(User, graph.user_uuid)
+        options.append(user.time_zone if user else None)
+    options += [graph.time_zone, project.default_time_zone]
+    for name in options:
+        if not name:
+            continue
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+        return name
+    return "UTC"
 
 
 def create_graph(ctx: Context, project: Project, body: GraphCreate) -> Graph:

@@ -1,11 +1,20 @@
-"""Graph search for the Zep face: one function for all five scopes, on the retrieval core."""
+"""Graph search for the Zep face: one function for all five scopes, on the retrieval core.
+
+A calendar phrase in the query ("on 19 August, 2023", "last week") is read in the user's
+or graph's time zone (``services.relative_time``, as get_context reads it) and given to
+the core as the period of its time leg: episodes and facts of that period rank higher.
+Unlike get_context's window it filters nothing; explicit ``date_filters`` do that.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from graphrecall.domain import clock
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.ids import check_uuid
 from graphrecall.domain.models import Graph, Project, Record
@@ -14,6 +23,7 @@ from graphrecall.retrieval.engine import Hit, SearchOptions
 from graphrecall.retrieval.filters import Filters, to_predicate
 from graphrecall.services import graphs
 from graphrecall.services.context import Context
+from graphrecall.services.relative_time import interpret
 
 MAX_BFS_ORIGINS = 5
 SEARCH_PAGE_MAX = 50
@@ -72,6 +82,9 @@ def search(
     graph = graphs.resolve(ctx, project, graph_uuid)
     spec = engine.SCOPES[scope]
     opts = options(params, scope)
+    if spec.time_fields and not cursor:
+        period = query_period(ctx, project, graph, params.query)
+        opts = dataclasses.replace(opts, time_window=period)
     fp = cursors.fingerprint(
         scope, graph.uuid, params.__dict__ | {"filters": params.filters.model_dump()}
     )
@@ -82,6 +95,15 @@ def search(
         hits, next_cursor = cursors.first_page(ctx.store, project.uuid, fp, run.hits, page_size)
     records = hydrate(ctx, spec.kind, graph.uuid, [h.uuid for h in hits])
     return graph, [(records[h.uuid], h) for h in hits if h.uuid in records], next_cursor
+
+
+def query_period(
+    ctx: Context, project: Project, graph: Graph, query: str, *, now: datetime | None = None
+) -> tuple[datetime | None, datetime | None] | None:
+    """The period a calendar phrase of ``query`` names, in the graph's time zone."""
+    zone = graphs.time_zone_of(ctx, project, graph)
+    window = interpret(query, now=now or clock.now_dt(), time_zone=zone).window
+    return None if window is None else (window.start, window.end)
 
 
 def hydrate(

@@ -73,6 +73,13 @@ class Store(ABC):
     def count(self, kind: type[R], scope: Scope, where: Predicate | None = None) -> int: ...
 
     @abstractmethod
+    def matching(
+        self, kind: type[Record], scope: Scope, uuids: Sequence[str], where: Predicate
+    ) -> set[str]:
+        """Which of ``uuids`` (records of ``kind`` in ``scope``) match ``where``: one
+        lookup per uuid, however many records the predicate alone would match."""
+
+    @abstractmethod
     def count_by(
         self, kind: type[R], field: str, scope: Scope, where: Predicate | None = None
     ) -> dict[Any, int]:

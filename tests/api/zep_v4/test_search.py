@@ -639,6 +639,40 @@ def test_pages_concatenate_to_the_single_ranked_list(zep: Zep) -> None:
         zep.graph.search_edges(graph, query="walking", page_size=10, cursor=cursor)
 
 
+def test_a_calendar_phrase_ranks_that_periods_episodes_first(zep: Zep) -> None:
+    """The time leg through the SDK: the query names a day, and the message of that day
+    outranks better word matches of other days; without the phrase they come first."""
+    graph = zep.graph.create(name="dated-search").uuid_
+    texts = {
+        "2023-06-19T10:00:00Z": "Erin baked bread, bread and more bread for the bread sale.",
+        "2023-07-19T10:00:00Z": "Erin baked banana bread for the neighbours.",
+        "2023-08-19T18:00:00Z": "Erin baked a little rye bread with some seeds on top today.",
+    }
+    uuids = {}
+    for when, text in texts.items():
+        added = zep.graph.episode.add(graph, data=text, type="text", reference_time=when)
+        uuids[when] = added.episode.uuid_
+        wait_for_task(zep, added.task.uuid_)
+    plain = zep.graph.search_episodes(graph, query="What bread did Erin bake?")
+    assert plain.items and plain.items[0].uuid_ != uuids["2023-08-19T18:00:00Z"]
+    dated = zep.graph.search_episodes(graph, query="What bread did Erin bake on 19 August, 2023?")
+    ranked = [e.uuid_ for e in dated.items or []]
+    assert ranked[0] == uuids["2023-08-19T18:00:00Z"]
+    assert sorted(ranked) == sorted(uuids.values())  # reordered, nothing dropped
+    # Pages read the ranked list stored with the first page.
+    first = zep.graph.search_episodes(
+        graph, query="What bread did Erin bake on 19 August, 2023?", page_size=1
+    )
+    assert first.response.next_cursor
+    rest = zep.graph.search_episodes(
+        graph,
+        query="What bread did Erin bake on 19 August, 2023?",
+        page_size=10,
+        cursor=first.response.next_cursor,
+    )
+    assert [e.uuid_ for e in [*(first.items or []), *(rest.items or [])]] == ranked
+
+
 def test_lexical_only_without_embedder(make_server: Callable[..., Server]) -> None:
     server = make_server(env={"GRAPHRECALL_EMBEDDER": "none"})
     zep = server.client()

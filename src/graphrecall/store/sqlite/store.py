@@ -343,6 +343,12 @@ class SQLiteStore(Store):
         rows = self._query(f"SELECT COUNT(*) FROM {self._table(kind)} t WHERE {sql_where}", params)
         return int(rows[0][0])
 
+    def matching(
+        self, kind: type[Record], scope: Scope, uuids: Sequence[str], where: Predicate
+    ) -> set[str]:
+        sql_where, params = self._where(kind, scope, where)
+        return self._passing(kind, sql_where, params, uuids)
+
     def count_by(
         self, kind: type[R], field: str, scope: Scope, where: Predicate | None = None
     ) -> dict[Any, int]:
