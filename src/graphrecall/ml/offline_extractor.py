@@ -202,16 +202,21 @@ class OfflineExtractor:
         texts = [_clean(item.text) for item in items]
         with self._run_lock:
             docs = list(nlp.pipe(texts, batch_size=64))
-            # Chat drops the speaker's "I": a message with such a sentence is parsed again
-            # with it put back ("Met with the team" -> "I met with the team").
+            # Chat drops the speaker's "I": such sentences are parsed again with it put
+            # back ("Met with the team" -> "I met with the team"), on their own.
             restored = {
                 i: text
                 for i, (item, doc) in enumerate(zip(items, docs, strict=True))
                 if item.speaker and (text := with_implied_subject(doc)) is not None
             }
-            for i, doc in zip(restored, nlp.pipe(restored.values(), batch_size=64), strict=True):
-                docs[i] = doc
-            return [_Rules(item, doc).run() for item, doc in zip(items, docs, strict=True)]
+            again = dict(zip(restored, nlp.pipe(restored.values(), batch_size=64), strict=True))
+            out = []
+            for i, (item, doc) in enumerate(zip(items, docs, strict=True)):
+                result = _Rules(item, doc).run()
+                if i in again:
+                    result = _merged(result, _Rules(item, again[i]).run())
+                out.append(result)
+            return out
 
 
 def _clean(text: str) -> str:
@@ -239,30 +244,27 @@ LINKING_PAST = frozenset({"felt", "looked", "seemed", "sounded", "tasted", "smel
 
 
 def with_implied_subject(doc: Any) -> str | None:
-    """The text of ``doc`` with "I" restored at the start of each subjectless sentence that
-    opens with a past form or a gerund, or None when there is none."""
+    """The subjectless sentences of ``doc`` that open with a past form or a gerund, each
+    with "I" restored at its start ("Met with the team." -> "I met with the team."), or
+    None when there is none. (Such a sentence states no fact as it stands: it has no
+    subject. The rest of the message needs no second parse.)"""
     parts: list[str] = []
-    changed = False
     for sent in doc.sents:
-        text = sent.text_with_ws
         prefix = _implied_prefix(sent)
         if prefix is not None:
-            at = prefix[1] - sent.start_char
-            text = text[:at] + prefix[0] + text[at].lower() + text[at + 1 :]
-            changed = True
-        parts.append(text)
-    return "".join(parts) if changed else None
+            text = sent.text.strip()
+            parts.append(prefix + text[:1].lower() + text[1:])
+    return " ".join(parts) if parts else None
 
 
-def _implied_prefix(sent: Any) -> tuple[str, int] | None:
-    """("I " / "I'm " / "I've ", the character offset of the sentence's first word) for a
-    subjectless statement opening with a past form or gerund, else None."""
+def _implied_prefix(sent: Any) -> str | None:
+    """ "I " / "I'm " / "I've " for a subjectless statement opening with a past form or a
+    gerund, else None."""
     if sent.text.rstrip().endswith("?") or any(t.dep_ in SUBJECT_LIKE_DEPS for t in sent):
         return None
     words = [t for t in sent if not t.is_punct and not t.is_space]
     if not words or not words[0].is_alpha or not words[0].text[:1].isupper():
         return None
-    start = words[0]
     while words and words[0].lower_ in LEADING_ADVERBS:
         words = words[1:]
     if not words or not words[0].is_alpha or words[0].lower_ in LINKING_PAST:
@@ -276,13 +278,23 @@ def _implied_prefix(sent: Any) -> tuple[str, int] | None:
         # "Been busy tackling a project" is the speaker's; "Been quite a ride" is not.
         if any(c.dep_ == "attr" for c in words[0].children):
             return None
-        return "I've ", start.idx
+        return "I've "
     if lower.endswith("ing") and len(lower) > 4 and words[0].tag_ == "VBG":
-        return "I'm ", start.idx
+        return "I'm "
     past = lower.endswith("ed") and len(lower) > 4 and words[0].tag_ in ("VBD", "VBN", "NNP")
     if past or lower in IRREGULAR_PAST:
-        return "I ", start.idx
+        return "I "
     return None
+
+
+def _merged(first: Extraction, second: Extraction) -> Extraction:
+    """Both extractions of one message: every fact, and each entity once (by name)."""
+    entities = {e.name.casefold(): e for e in first.entities}
+    for entity in second.entities:
+        known = entities.setdefault(entity.name.casefold(), entity)
+        if not known.label and entity.label:
+            known.label = entity.label
+    return Extraction(entities=list(entities.values()), facts=[*first.facts, *second.facts])
 
 
 Candidate = tuple[str, str | None]  # an entity's name and label, not yet registered
@@ -592,7 +604,9 @@ class _Rules:
                 text = self.speaker
             elif self.speaker and lower in FIRST_PERSON_POSSESSIVE:
                 text = f"{self.speaker}'s"
-            elif token.tag_ == "VBP" and (
+            elif (
+                token.tag_ == "VBP" and token.lower_ not in IRREGULAR_PAST  # "I got to see"
+            ) and (
                 (first_person and verb.i in (token.i, token.head.i))
                 or (token.i > 0 and self.doc[token.i - 1].lower_ in ("i", "we"))
             ):
