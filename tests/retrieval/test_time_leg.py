@@ -158,3 +158,21 @@ def test_scopes_without_a_time_field_ignore_the_period(store: Store) -> None:
     store.insert([_node("n-1", "Evan", "Evan bakes bread.")])
     assert engine.SCOPES["nodes"].time_fields == ()
     assert _ranked(store, "nodes", WINDOW) == _ranked(store, "nodes", None) == ["n-1"]
+
+
+def test_the_cross_encoder_reranker_ignores_the_period(store: Store) -> None:
+    store.insert(EPISODES)
+
+    def ranked(window: tuple[datetime | None, datetime | None] | None) -> list[str]:
+        opts = SearchOptions(
+            query="What bread was baked?",
+            legs=("bm25",),
+            reranker="cross_encoder",
+            time_window=window,
+        )
+        run = engine.search(store, None, None, engine.SCOPES["episodes"], GRAPH, opts)
+        assert "time" not in run.legs_used
+        return [h.uuid for h in run.hits]
+
+    assert ranked(WINDOW) == ranked(None)
+    assert ranked(WINDOW)[0] == "ep-1"  # relevance alone: the most "bread"

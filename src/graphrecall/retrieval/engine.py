@@ -49,7 +49,7 @@ EPISODE_LEG_WEIGHTS = {"bm25": 1.0, "vector": 0.15, "bfs": 1.0, "time": 1.0}
 # outside the period is dropped. People date an event a few days off ("on May 23" for a
 # conversation of May 27); on LoCoMo's 245 questions with a past calendar phrase, episode
 # recall@5/@10 went 57.9/70.7 -> 74.5/83.3 % with 3 days (73.7/82.1 with 1, 74.9/83.3
-# with 7); over all 1,982 questions 68.0/77.0 -> 70.0/78.6 (docs/benchmarks.md).
+# with 7); over all 1,982 questions 68.0/77.0 -> 70.0/78.5 (docs/benchmarks.md).
 TIME_LEG_SLACK = timedelta(days=3)
 _LEGS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-leg")
 LOW_QUALITY_KEEP = 5
@@ -225,7 +225,14 @@ def search(
         )
     weights = opts.weights or spec.leg_weights or DEFAULT_LEG_WEIGHTS
     fused = rrf(legs, weights=weights)
-    if opts.time_window is not None and spec.time_fields and fused:
+    # The cross_encoder reranker orders by relevance alone and ignores the fused order,
+    # so it gets no time leg (that saves the look-up on its path).
+    if (
+        opts.time_window is not None
+        and spec.time_fields
+        and fused
+        and opts.reranker != "cross_encoder"
+    ):
         legs["time"] = _time_leg(store, spec, scope, [u for u, _ in fused], opts.time_window)
         fused = rrf(legs, weights=weights)
     fused = fused[: opts.limit]
