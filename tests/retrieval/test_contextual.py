@@ -1,6 +1,7 @@
 """Contextual retrieval of chat messages: a message is indexed (BM25) with the two messages
-before it in its thread, and embedded with its date and the message it replies to, so that
-a reply such as "5 years already!" is found by a question about what it answers."""
+before it in its thread and the start of its reply, and embedded with its date and the
+message it replies to, so that a reply such as "5 years already!" is found by a question
+about what it answers."""
 
 from __future__ import annotations
 
@@ -68,19 +69,68 @@ def test_a_reply_is_found_through_the_message_it_answers(store: Store) -> None:
 def test_context_stays_within_a_thread(store: Store) -> None:
     store.insert([*CHAT, _message(5, "Melanie", "Sounds great!", thread="t-2")])
     found = store.text_search(Episode, {"graph_uuid": GRAPH}, ["hiking"])
-    assert [u for u, _ in found] == ["e-t-1-4"]  # t-2's first message has no context
+    # The message, then the one it replies to; t-2's first message has no context.
+    assert [u for u, _ in found] == ["e-t-1-4", "e-t-1-3"]
+    assert found[0][1] > found[1][1] > 0
 
 
-def test_the_index_stays_consistent_through_updates_and_deletes(
-    store: Store, tmp_path: Path
-) -> None:
+def _search_columns(path: Path) -> dict[str, tuple[str | None, str | None]]:
+    """Each episode's uuid -> its derived (search_context, search_replies)."""
+    conn = sqlite3.connect(path / "db.sqlite")
+    rows = conn.execute("SELECT uuid, search_context, search_replies FROM episodes")
+    out = {u: (c, r) for u, c, r in rows}
+    conn.close()
+    return out
+
+
+def test_each_message_is_its_predecessors_reply(store: Store, tmp_path: Path) -> None:
+    store.insert(CHAT[:2])
+    store.insert(CHAT[2:])  # a later batch: the last message of the first gets its reply
+    columns = _search_columns(tmp_path)
+    said = [f"{e.role_name}: {e.content}" for e in CHAT]
+    assert [columns[e.uuid][1] for e in CHAT] == [said[1], said[2], said[3], None]
+    assert columns["e-t-1-3"][0] == f"{said[1]}\n{said[0]}"
+    _integrity(tmp_path / "db.sqlite")
+
+
+def test_a_rewritten_or_deleted_message_leaves_its_neighbours(store: Store, tmp_path: Path) -> None:
     store.insert(CHAT)
     store.update(CHAT[1].model_copy(update={"content": "Five years!", "processed": True}))
+    _integrity(tmp_path / "db.sqlite")
+    # The rewrite is found through the message it replies to and the two after it; the
+    # old words are found nowhere.
+    found = [u for u, _ in store.text_search(Episode, {}, ["five"])]
+    assert found[0] == "e-t-1-2"
+    assert sorted(found[1:]) == ["e-t-1-1", "e-t-1-3", "e-t-1-4"]
+    assert store.text_search(Episode, {}, ["flies"]) == []
     store.delete(Episode, {"uuid": "e-t-1-1"})
     _integrity(tmp_path / "db.sqlite")
-    # The replies keep the context they were indexed with.
-    assert [u for u, _ in store.text_search(Episode, {}, ["married"])] == ["e-t-1-2", "e-t-1-3"]
-    assert [u for u, _ in store.text_search(Episode, {}, ["five"])] == ["e-t-1-2"]
+    # Nothing still holds the deleted message's words.
+    assert store.text_search(Episode, {}, ["married"]) == []
+    said = [f"{e.role_name}: {e.content}" for e in CHAT]
+    columns = _search_columns(tmp_path)
+    assert columns["e-t-1-2"] == (None, said[2])
+    assert columns["e-t-1-3"] == ("Melanie: Five years!", said[3])
+    store.delete(Episode, {"uuid": "e-t-1-4"})
+    assert _search_columns(tmp_path)["e-t-1-3"] == ("Melanie: Five years!", None)
+    _integrity(tmp_path / "db.sqlite")
+
+
+def test_marking_a_message_processed_leaves_its_neighbours_alone(
+    store: Store, tmp_path: Path
+) -> None:
+    store.insert([*CHAT, _message(5, "Melanie", "Time flies.", thread="t-2")])
+    conn = sqlite3.connect(tmp_path / "db.sqlite")
+
+    def changes(uuid: str) -> int:
+        before = conn.total_changes
+        conn.execute("UPDATE episodes SET processed = 1, content = content WHERE uuid = ?", [uuid])
+        return conn.total_changes - before
+
+    # A message with three neighbours costs what a lone one does: an unchanged text does
+    # not re-index the messages around it.
+    assert changes("e-t-1-2") == changes("e-t-2-5")
+    conn.close()
 
 
 def test_upgrading_an_existing_database_backfills_the_context(tmp_path: Path) -> None:
@@ -104,9 +154,11 @@ def test_upgrading_an_existing_database_backfills_the_context(tmp_path: Path) ->
             ],
         )
     assert migrate(conn) == len(MIGRATIONS)
-    contexts = [r[0] for r in conn.execute("SELECT search_context FROM episodes ORDER BY uuid")]
+    rows = conn.execute("SELECT search_context, search_replies FROM episodes ORDER BY uuid")
+    contexts, replies = zip(*rows, strict=True)
     said = [f"{e.role_name}: {e.content}" for e in CHAT]
-    assert contexts == [None, said[0], f"{said[1]}\n{said[0]}", f"{said[2]}\n{said[1]}"]
+    assert contexts == (None, said[0], f"{said[1]}\n{said[0]}", f"{said[2]}\n{said[1]}")
+    assert replies == (said[1], said[2], said[3], None)
     conn.close()
     _integrity(path)
     s = open_store(path)
