@@ -178,6 +178,7 @@ class Worker:
         self._signals = 0
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._maintenance = threading.Lock()
 
     def start(self) -> None:
         requeued = self.store.requeue_unfinished()
@@ -209,6 +210,19 @@ class Worker:
             count += len(run)
         return count
 
+    def _maintain(self) -> bool:
+        """One step of store maintenance when there is no task; one thread at a time.
+        True when it did work."""
+        if not self._maintenance.acquire(blocking=False):
+            return False
+        try:
+            return self.store.compact_text_indexes()
+        except Exception:
+            log.exception("full-text index compaction failed")
+            return False
+        finally:
+            self._maintenance.release()
+
     def _loop(self) -> None:
         while not self._stop.is_set():
             with self._wake:
@@ -222,6 +236,8 @@ class Worker:
                 run_tasks(self.ctx, run)
                 self.wake()  # the graph is free again: another thread may take its next run
                 continue
+            if self._maintain():
+                continue  # idle and there is more to compact: check for tasks, then go on
             with self._wake:
                 if self._signals == seen and not self._stop.is_set():
                     self._wake.wait(self.poll_seconds)

@@ -164,6 +164,13 @@ class Store(ABC):
     def setting(self, key: str, default: str) -> str:
         """Read a setting; on first read store ``default`` and return it."""
 
+    # -- maintenance -----------------------------------------------------------------
+    def compact_text_indexes(self) -> bool:
+        """One bounded step of compacting the full-text indexes; True when it did work
+        (call again while idle), False when none needs it. A store whose index needs no
+        compaction does nothing."""
+        return False
+
     # -- provenance ------------------------------------------------------------------
     @abstractmethod
     def link_episodes(

@@ -31,6 +31,8 @@ def _fts(tables: dict[str, tuple[str, ...]]) -> str:
     return "".join(out)
 
 
+# The tables with a full-text index (``{table}_fts``).
+FTS_TABLES = ("episodes", "edges", "nodes", "observations", "thread_summaries", "memories")
 # How much a column of a full-text index counts in its BM25 score (``bm25()`` arguments,
 # in column order); tables not listed weigh every column 1.
 FTS_COLUMN_WEIGHTS: dict[str, tuple[float, ...]] = {"episodes": (1.0, 1.0, 0.5, 1.0, 0.5)}
