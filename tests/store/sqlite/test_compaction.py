@@ -113,3 +113,14 @@ def test_an_idle_worker_compacts(store: Store, path: Path) -> None:
         worker.stop()
     assert not store.compact_text_indexes()  # nothing left to merge
     _index_rows(path)  # the index is intact
+
+
+def test_checking_with_nothing_due_takes_no_write_lock(store: Store, path: Path) -> None:
+    _facts(store, 50)
+    other = sqlite3.connect(path, isolation_level=None, timeout=0.1)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another writer holds the write lock
+        assert store.compact_text_indexes() is False  # answered from reads, at once
+    finally:
+        other.execute("ROLLBACK")
+        other.close()

@@ -859,23 +859,22 @@ class SQLiteStore(Store):
     def compact_text_indexes(self) -> bool:
         """FTS5 writes each transaction's rows as a new segment and merges segments only
         a few at a time, so an index written message by message is read from dozens of
-        segments: at 100k messages the episode search's lexical leg took 33 / 127 ms
-        (p50 / p95) against 21 / 76 ms once merged (docs/benchmarks.md). A step merges
+        segments: at 100k messages the episode search's lexical leg took 27-33 / 89-127
+        ms (p50 / p95) against 18-21 / 52-76 ms once merged (docs/benchmarks.md). A step merges
         up to COMPACT_PAGES pages of one index toward a single segment, in its own short
         transaction. An index is merged again only once its table has grown by
         COMPACT_GROWTH (and COMPACT_MIN_ROWS rows) since it was last merged, so the cost
         stays proportional to what was written."""
         for table in FTS_TABLES:
             key = f"fts_compacted_rows:{table}"
+            # Read first: an idle worker asks every few seconds, and most often nothing
+            # is due, which must not take the write lock.
+            rows = int(self._query(f"SELECT coalesce(max(rowid), 0) FROM {table}")[0][0])
+            found = self._query("SELECT value FROM settings WHERE key = ?", [key])
+            done = int(found[0][0]) if found else 0
+            if rows - done < max(COMPACT_MIN_ROWS, done * COMPACT_GROWTH):
+                continue
             with self.transaction():
-                rows = int(
-                    self._conn.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0]
-                )
-                found = self._conn.execute("SELECT value FROM settings WHERE key = ?", [key])
-                row = found.fetchone()
-                done = int(row[0]) if row else 0
-                if rows - done < max(COMPACT_MIN_ROWS, done * COMPACT_GROWTH):
-                    continue
                 before = self._conn.total_changes
                 # A negative page count merges segments of every level (an incremental
                 # 'optimize'); a change count under 2 means nothing was left to merge.
