@@ -13,7 +13,6 @@ import pytest
 
 from graphrecall.domain.models import Episode
 from graphrecall.ingest.embedding import contextual_text, previous_messages, texts_to_embed
-from graphrecall.retrieval import engine
 from graphrecall.store import Store, open_store
 from graphrecall.store.sqlite.migrations import MIGRATIONS, migrate
 
@@ -182,9 +181,3 @@ def test_vector_text_has_the_date_and_the_message_replied_to(store: Store) -> No
     # A long previous message is cut; the message itself never is.
     long = _message(9, "Bob", "x" * 1000)
     assert len(contextual_text(CHAT[1], long)) < 400
-
-
-def test_episode_search_weighs_its_vector_leg_less() -> None:
-    assert engine.SCOPES["episodes"].leg_weights == engine.EPISODE_LEG_WEIGHTS
-    assert engine.EPISODE_LEG_WEIGHTS["vector"] < engine.DEFAULT_LEG_WEIGHTS["vector"]
-    assert engine.SCOPES["edges"].leg_weights is None

@@ -27,7 +27,7 @@ from graphrecall.ingest.embedding import text_of
 from graphrecall.ml.cross_encoder import CrossEncoder
 from graphrecall.ml.embedder import Embedder, EmbedderUnavailable
 from graphrecall.retrieval import graph, rerankers
-from graphrecall.retrieval.fusion import rrf
+from graphrecall.retrieval.fusion import RRF_K, rrf
 from graphrecall.retrieval.text import query_terms
 from graphrecall.store.base import Store, Vector
 
@@ -39,10 +39,14 @@ LOW_QUALITY_THRESHOLD = 0.5
 # memory (LoCoMo, 2 samples: recall@10 40.9 % vs 62.8 %); at equal weight it pulled hybrid
 # recall@10 down to 53.7 %, at half weight 58.0 % (docs/benchmarks.md).
 DEFAULT_LEG_WEIGHTS = {"bm25": 1.0, "vector": 0.5, "bfs": 1.0, "time": 1.0}
-# Episodes are indexed with the exchange they answer (contextual BM25), which widens the
-# gap: on LoCoMo (10 samples) hybrid recall@5/@10 is 62.0/72.2 % with the vector leg at
-# 0.5 and 66.9/76.2 % at 0.15 (BM25 alone 67.0/75.8 %, contextual vectors alone 42.8/53.0).
-EPISODE_LEG_WEIGHTS = {"bm25": 1.0, "vector": 0.15, "bfs": 1.0, "time": 1.0}
+# The graph scopes fuse with RRF k = 10, not the literature's 60: a smaller k lets a leg's
+# first few results count for more than agreement deep in the lists. On LoCoMo (10
+# samples, in-process) k = 60 -> 10 took fact search recall@10 43.7 -> 47.0 %, and episode
+# search (which had weighed its vector leg 0.15 at k = 60) recall@5 / @10 71.2 / 79.9 ->
+# 72.3 / 80.6 % with the default weights; k 6-10 with a vector weight of 0.5-0.65 is a
+# plateau. On the synthetic 10k graph hit@10 moved edges 0.505 -> 0.51, nodes 0.235 ->
+# 0.26, episodes 0.41 -> 0.44; get_context coverage stayed 63.3 -> 63.4 %.
+GRAPH_RRF_K = 10
 # The time leg: when the query names a period ("on 19 August, 2023", "in May 2023"), the
 # candidates of the other legs whose time lies in it, widened by TIME_LEG_SLACK on each
 # side, form one more ranked list (in their fused order). It only reorders: nothing
@@ -70,6 +74,8 @@ class ScopeSpec:
     owner_field: str = "graph_uuid"
     # RRF leg weights when the request gives none (None: DEFAULT_LEG_WEIGHTS).
     leg_weights: Mapping[str, float] | None = None
+    # RRF's k: the graph scopes' GRAPH_RRF_K; memories keep Memory Engine's 60.
+    rrf_k: int = GRAPH_RRF_K
     # When a record happened, for the time leg: the first of these fields that is set
     # (none: the scope has no time leg).
     time_fields: tuple[str, ...] = ()
@@ -88,13 +94,15 @@ SCOPES: dict[str, ScopeSpec] = {
         "episodes",
         Episode,
         _COMMON,
-        leg_weights=EPISODE_LEG_WEIGHTS,
         time_fields=("reference_time",),
     ),
     "observations": ScopeSpec("observations", Observation, _COMMON),
     "thread_summaries": ScopeSpec("thread_summaries", ThreadSummary, _COMMON),
-    # The Memory Engine face: a space's memories, fused by plain (weighted) RRF.
-    "memories": ScopeSpec("memories", Memory, frozenset({"rrf"}), owner_field="space_uuid"),
+    # The Memory Engine face: a space's memories, fused by plain (weighted) RRF with
+    # upstream's k, so hybrid scores keep its scale.
+    "memories": ScopeSpec(
+        "memories", Memory, frozenset({"rrf"}), owner_field="space_uuid", rrf_k=RRF_K
+    ),
 }
 
 
@@ -224,7 +232,7 @@ def search(
             store, kind, graph_uuid, opts.bfs_origins, where=opts.where, limit=opts.candidates
         )
     weights = opts.weights or spec.leg_weights or DEFAULT_LEG_WEIGHTS
-    fused = rrf(legs, weights=weights)
+    fused = rrf(legs, weights=weights, k=spec.rrf_k)
     # The cross_encoder reranker orders by relevance alone and ignores the fused order,
     # so it gets no time leg (that saves the look-up on its path).
     if (
@@ -234,7 +242,7 @@ def search(
         and opts.reranker != "cross_encoder"
     ):
         legs["time"] = _time_leg(store, spec, scope, [u for u, _ in fused], opts.time_window)
-        fused = rrf(legs, weights=weights)
+        fused = rrf(legs, weights=weights, k=spec.rrf_k)
     fused = fused[: opts.limit]
     ranked = _rerank(store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores)
     return SearchRun(hits=ranked, legs_used=list(legs), leg_scores=leg_scores)

@@ -21,7 +21,6 @@ from graphrecall.domain.errors import BadRequest, GraphRecallError
 from graphrecall.domain.models import Memory
 from graphrecall.retrieval import engine
 from graphrecall.retrieval.engine import SearchOptions
-from graphrecall.retrieval.fusion import RRF_K
 from graphrecall.retrieval.memory_filters import (
     TemporalFilter,
     grep_filter,
@@ -167,7 +166,7 @@ def _ranked(
 def _normalise(run: engine.SearchRun, weights: dict[str, float] | None) -> dict[str, float]:
     """Each hit's score in 0..1 (see the module docstring)."""
     if weights is not None:
-        best = sum(weights[leg] for leg in run.legs_used) / (RRF_K + 1)
+        best = sum(weights[leg] for leg in run.legs_used) / (engine.SCOPES["memories"].rrf_k + 1)
         return {h.uuid: min(1.0, h.score / best) for h in run.hits}
     if "vector" in run.legs_used:
         sims = run.leg_scores["vector"]

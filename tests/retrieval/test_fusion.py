@@ -1,0 +1,76 @@
+"""Reciprocal rank fusion: weight / (k + rank) summed over legs, deterministic ties; the
+graph scopes fuse with ``GRAPH_RRF_K``, memories with Memory Engine's k = 60."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graphrecall.domain.models import Episode, Memory
+from graphrecall.retrieval import engine
+from graphrecall.retrieval.engine import SearchOptions
+from graphrecall.retrieval.fusion import RRF_K, rrf
+from graphrecall.store import Store, open_store
+
+
+def test_scores_sum_weighted_reciprocal_ranks() -> None:
+    fused = dict(rrf({"a": ["x", "y"], "b": ["y"]}, weights={"a": 1.0, "b": 0.5}, k=10))
+    assert fused["x"] == pytest.approx(1 / 11)
+    assert fused["y"] == pytest.approx(1 / 12 + 0.5 / 11)
+    assert dict(rrf({"a": ["x"]}))["x"] == pytest.approx(1 / (RRF_K + 1))
+
+
+def test_a_small_k_lets_one_legs_top_beat_agreement_deep_in_both() -> None:
+    # "top" is first in one leg only; "deep" is 15th in both.
+    legs = {
+        "bm25": ["top", *(f"b{i}" for i in range(13)), "deep"],
+        "vector": [*(f"v{i}" for i in range(14)), "deep"],
+    }
+    assert rrf(legs, k=60)[0][0] == "deep"
+    assert rrf(legs, k=engine.GRAPH_RRF_K)[0][0] == "top"
+
+
+def test_ties_keep_the_first_legs_order() -> None:
+    assert [u for u, _ in rrf({"a": ["x", "y"], "b": ["y", "x"]})] == ["x", "y"]
+    assert [u for u, _ in rrf({"a": ["y", "x"], "b": ["x", "y"]})] == ["y", "x"]
+
+
+def test_zero_weight_drops_a_leg() -> None:
+    assert [u for u, _ in rrf({"a": ["x"], "b": ["y"]}, weights={"b": 0.0})] == ["x"]
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = open_store(tmp_path / "db.sqlite")
+    yield s
+    s.close()
+
+
+def test_graph_scopes_and_memories_fuse_with_their_own_k(store: Store) -> None:
+    store.insert(
+        [
+            Episode(
+                uuid="ep-1",
+                graph_uuid="g",
+                content="Evan baked bread.",
+                source="text",
+                reference_time="2026-01-01T00:00:00.000000Z",
+                created_at="2026-01-01T00:00:00.000000Z",
+            ),
+            Memory(
+                uuid="m-1",
+                space_uuid="s",
+                content="Evan baked bread.",
+                version_hash="h",
+                created_at="2026-01-01T00:00:00.000000Z",
+                updated_at="2026-01-01T00:00:00.000000Z",
+            ),
+        ]
+    )
+    opts = SearchOptions(query="bread", legs=("bm25",))
+    episodes = engine.search(store, None, None, engine.SCOPES["episodes"], "g", opts)
+    assert episodes.hits[0].score == pytest.approx(1 / (engine.GRAPH_RRF_K + 1))
+    memories = engine.search(store, None, None, engine.SCOPES["memories"], "s", opts)
+    assert memories.hits[0].score == pytest.approx(1 / (RRF_K + 1))
