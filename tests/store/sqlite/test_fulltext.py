@@ -1,5 +1,5 @@
 """Common-term matching (store/sqlite/fulltext.py): same scores as the plain OR query,
-fewer rows scored."""
+fewer rows scored; a fill from the common terms ranks only their newest rows."""
 
 from __future__ import annotations
 
@@ -103,3 +103,20 @@ def test_rows_with_only_near_universal_terms_are_not_ranked(store: Store) -> Non
     assert len(plain) == 20
     assert len(split) == 5  # the rows that mention tennis
     assert [u for u, _ in split] == [u for u, _ in plain[:5]]
+
+
+def test_the_fill_ranks_only_the_newest_common_term_rows(store: Store) -> None:
+    corpus(store, jordan_only=40)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fulltext, "FILL_ROWS", 5)
+        split = search(store, ["jordan", "tennis"], 20, plain=False)
+    plain = dict(search(store, ["jordan", "tennis"], 100, plain=True))
+    # Every row mentioning tennis (the rare term) is ranked, plus the 5 newest rows that
+    # mention only jordan; each with its full score.
+    texts = {e.uuid: e.fact for e in store.find(Edge, {"graph_uuid": GRAPH})}
+    assert len(split) == 5 + 5
+    assert sum("tennis" in texts[u] for u, _ in split) == 5
+    assert sorted(texts[u] for u, _ in split if "tennis" not in texts[u]) == sorted(
+        f"jordan visited place{i}" for i in range(35, 40)
+    )
+    assert all(plain[u] == pytest.approx(s) for u, s in split)

@@ -661,9 +661,10 @@ class SQLiteStore(Store):
             f" WHERE {table}_fts MATCH ? AND {sql_where}"
         )
 
-        def ranked(matches: Sequence[str]) -> list[tuple[str, float]]:
+        def ranked(matches: Sequence[str], since: int | None = None) -> list[tuple[str, float]]:
+            newest = "" if since is None else f" AND {table}_fts.rowid >= {int(since)}"
             rows = self._read(
-                " UNION ALL ".join([select] * len(matches))
+                " UNION ALL ".join([select + newest] * len(matches))
                 + f" ORDER BY score DESC, uuid LIMIT {int(limit)}",
                 [v for match in matches for v in (match, *params)],
             )
@@ -671,7 +672,14 @@ class SQLiteStore(Store):
 
         found = ranked(plan.first)
         if plan.fill is not None and len(found) < limit:
-            found = sorted([*found, *ranked([plan.fill])], key=lambda r: (-r[1], r[0]))
+            # Only the newest FILL_ROWS rows of the fill are scored (fulltext.py).
+            bound = self._read(
+                f"SELECT rowid FROM {table}_fts WHERE {table}_fts MATCH ?"
+                f" ORDER BY rowid DESC LIMIT 1 OFFSET {fulltext.FILL_ROWS - 1}",
+                [plan.fill],
+            )
+            since = int(bound[0][0]) if bound else None
+            found = sorted([*found, *ranked([plan.fill], since)], key=lambda r: (-r[1], r[0]))
         return found[:limit]
 
     def _row_count(self, table: str) -> int:
