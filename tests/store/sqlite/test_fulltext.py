@@ -24,13 +24,13 @@ def store(tmp_path: Path) -> Iterator[Store]:
     s.close()
 
 
-def facts(store: Store, texts: list[str]) -> None:
+def facts(store: Store, texts: list[str], graph: str = GRAPH) -> None:
     stamp = clock.now()
     store.insert(
         [
             Edge(
                 uuid=new_id(),
-                graph_uuid=GRAPH,
+                graph_uuid=graph,
                 name="REL",
                 fact=text,
                 source_node_uuid=new_id(),
@@ -120,3 +120,16 @@ def test_the_fill_ranks_only_the_newest_common_term_rows(store: Store) -> None:
         f"jordan visited place{i}" for i in range(35, 40)
     )
     assert all(plain[u] == pytest.approx(s) for u, s in split)
+
+
+def test_the_fills_newest_rows_are_counted_in_the_searched_graph(store: Store) -> None:
+    corpus(store, jordan_only=20)
+    facts(store, [f"jordan elsewhere {i}" for i in range(20)], graph="g-other")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fulltext, "FILL_ROWS", 5)
+        split = search(store, ["jordan", "tennis"], 20, plain=False)
+    # Another graph's newer rows do not use up the bound.
+    texts = {e.uuid: e.fact for e in store.find(Edge, {"graph_uuid": GRAPH})}
+    assert sorted(texts[u] for u, _ in split if "tennis" not in texts[u]) == sorted(
+        f"jordan visited place{i}" for i in range(15, 20)
+    )

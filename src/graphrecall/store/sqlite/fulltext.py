@@ -25,12 +25,12 @@ Otherwise rows matching only common terms are left out, as Elasticsearch does. A
 common terms only, or one against a small table, is matched as it is. Every score
 returned is exactly that of the plain ``OR`` query (tested).
 
-The fill ranks only the newest :data:`FILL_ROWS` rows that match it (by rowid, found
-without scoring). Rows that share only the user's name with a query differ in BM25 by
-their length alone, so ranking all of them ("Does Jordan Ellis have any allergies?" when
-nothing mentions allergies: ~25k rows, ~95 ms at 100k facts) bought nothing; preferring
-the newest is what a memory wants. At 100k facts the lexical leg's p95 went 37.3 -> 22.5
-ms for facts and its hit@10 stayed 0.30 (docs/search.md).
+The fill ranks only the newest :data:`FILL_ROWS` rows in scope that match it (found
+newest first, without scoring). Rows that share only the user's name with a query differ
+in BM25 by their length alone, so ranking all of them ("Does Jordan Ellis have any
+allergies?" when nothing mentions allergies: ~25k rows, ~95 ms at 100k facts) bought
+nothing; preferring the newest is what a memory wants. At 100k facts the facts' lexical
+leg's p95 went 36.2 -> 28.5 ms and its hit@10 stayed 0.30 (docs/search.md).
 """
 
 from __future__ import annotations

@@ -672,11 +672,14 @@ class SQLiteStore(Store):
 
         found = ranked(plan.first)
         if plan.fill is not None and len(found) < limit:
-            # Only the newest FILL_ROWS rows of the fill are scored (fulltext.py).
+            # Only the newest FILL_ROWS rows of the fill in scope are scored (fulltext.py):
+            # the index yields rows newest first, so this stops at the bound, unscored.
             bound = self._read(
-                f"SELECT rowid FROM {table}_fts WHERE {table}_fts MATCH ?"
-                f" ORDER BY rowid DESC LIMIT 1 OFFSET {fulltext.FILL_ROWS - 1}",
-                [plan.fill],
+                f"SELECT {table}_fts.rowid FROM {table}_fts"
+                f" CROSS JOIN {table} t ON t.rowid = {table}_fts.rowid"
+                f" WHERE {table}_fts MATCH ? AND {sql_where}"
+                f" ORDER BY {table}_fts.rowid DESC LIMIT 1 OFFSET {fulltext.FILL_ROWS - 1}",
+                [plan.fill, *params],
             )
             since = int(bound[0][0]) if bound else None
             found = sorted([*found, *ranked([plan.fill], since)], key=lambda r: (-r[1], r[0]))
