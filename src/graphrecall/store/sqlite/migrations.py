@@ -9,6 +9,14 @@ from __future__ import annotations
 import sqlite3
 
 
+def _fts_table(table: str, columns: str) -> str:
+    """The external-content FTS5 index of ``table`` over ``columns`` (comma-separated)."""
+    return (
+        f"CREATE VIRTUAL TABLE {table}_fts USING fts5({columns}, content='{table}',"
+        " content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');\n"
+    )
+
+
 def _fts(tables: dict[str, tuple[str, ...]]) -> str:
     """An external-content FTS5 index per table, kept in step by triggers."""
     out = []
@@ -20,9 +28,8 @@ def _fts(tables: dict[str, tuple[str, ...]]) -> str:
         delete = f"INSERT INTO {fts}({fts}, rowid, {c}) VALUES ('delete', old.rowid, {old});"
         insert = f"INSERT INTO {fts}(rowid, {c}) VALUES (new.rowid, {new});"
         out.append(
-            f"CREATE VIRTUAL TABLE {fts} USING fts5({c}, content='{table}',"
-            " content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');\n"
-            f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {table} BEGIN\n{insert}\nEND;\n"
+            _fts_table(table, c)
+            + f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {table} BEGIN\n{insert}\nEND;\n"
             f"CREATE TRIGGER {fts}_delete AFTER DELETE ON {table} BEGIN\n{delete}\nEND;\n"
             f"CREATE TRIGGER {fts}_update AFTER UPDATE OF {c} ON {table} BEGIN\n"
             f"{delete}\n{insert}\nEND;\n"
@@ -335,9 +342,7 @@ MIGRATIONS: list[str] = [
     + f"""
     UPDATE episodes SET search_context = {_previous_messages("episodes")}
     WHERE thread_uuid IS NOT NULL;
-    CREATE VIRTUAL TABLE episodes_fts USING fts5(role_name, content, search_context,
-        content='episodes', content_rowid='rowid',
-        tokenize='porter unicode61 remove_diacritics 2');
+    {_fts_table("episodes", "role_name, content, search_context")}
     CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
     UPDATE episodes SET search_context = {_previous_messages("new")}
     WHERE rowid = new.rowid AND new.thread_uuid IS NOT NULL;
@@ -392,9 +397,7 @@ MIGRATIONS: list[str] = [
     """
     + f"""
     UPDATE episodes SET search_facts = {_facts_of_episode("episodes")};
-    CREATE VIRTUAL TABLE episodes_fts USING fts5({_EPISODE_FTS_COLUMNS_V10},
-        content='episodes', content_rowid='rowid',
-        tokenize='porter unicode61 remove_diacritics 2');
+    {_fts_table("episodes", _EPISODE_FTS_COLUMNS_V10)}
     CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
     UPDATE episodes SET search_context = {_previous_messages("new")}
     WHERE rowid = new.rowid AND new.thread_uuid IS NOT NULL;
@@ -485,9 +488,7 @@ MIGRATIONS: list[str] = [
     + f"""
     UPDATE episodes SET search_replies = {_next_message("episodes")}
     WHERE thread_uuid IS NOT NULL;
-    CREATE VIRTUAL TABLE episodes_fts USING fts5({_EPISODE_FTS_COLUMNS},
-        content='episodes', content_rowid='rowid',
-        tokenize='porter unicode61 remove_diacritics 2');
+    {_fts_table("episodes", _EPISODE_FTS_COLUMNS)}
     CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
     UPDATE episodes SET search_context = {_previous_messages("new")},
         search_replies = {_next_message("new")}
