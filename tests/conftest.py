@@ -1,4 +1,5 @@
-"""Fixtures: a real graphrecall server on loopback, driven by the real zep-cloud SDK."""
+"""Fixtures: a real graphrecall server on loopback, driven by the real zep-cloud SDK; an
+empty store on disk."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 from zep_cloud import Zep
+
+from graphrecall.store import Store, open_store
 
 API_KEY = "gr_test_key_for_the_suite"
 
@@ -122,3 +125,11 @@ def wait_for_task(zep: Zep, task_uuid: str, timeout: float = 60) -> str:
             return str(status)
         time.sleep(0.05)
     raise AssertionError(f"task {task_uuid} did not finish in {timeout} s")
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Iterator[Store]:
+    """An empty SQLite store in the test's own directory (modules may define their own)."""
+    s = open_store(tmp_path / "db.sqlite")
+    yield s
+    s.close()

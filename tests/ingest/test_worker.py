@@ -4,11 +4,9 @@ graphs in parallel, each episode committed alone, failures kept on their own tas
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 import numpy as np
-import pytest
 
 from graphrecall.domain.inputs import EpisodeCreate, GraphCreate
 from graphrecall.domain.models import Edge, Episode, Graph, Node, Project, Task
@@ -20,7 +18,7 @@ from graphrecall.ml.extraction import Extraction, ExtractionInput
 from graphrecall.ml.offline_extractor import OfflineExtractor
 from graphrecall.services import episodes, graphs, projects, tasks
 from graphrecall.services.context import Context
-from graphrecall.store import Store, open_store
+from graphrecall.store import Store
 
 
 class FakeEmbedder:
@@ -52,13 +50,6 @@ class FailingExtractor:
         if any("BOOM" in i.text for i in items):
             raise RuntimeError("extraction exploded")
         return self.inner.extract(items)
-
-
-@pytest.fixture()
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = open_store(tmp_path / "worker.db")
-    yield s
-    s.close()
 
 
 def add(store: Store, project: Project, graph: Graph, *texts: str) -> Task:

@@ -6,10 +6,7 @@ about what it answers."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from graphrecall.domain.models import Episode
 from graphrecall.ingest.embedding import contextual_text, previous_messages, texts_to_embed
@@ -40,13 +37,6 @@ CHAT = [
     _message(3, "Caroline", "That is lovely."),
     _message(4, "Melanie", "Thanks! I went hiking on Sunday."),
 ]
-
-
-@pytest.fixture()
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = open_store(tmp_path / "db.sqlite")
-    yield s
-    s.close()
 
 
 def _integrity(path: Path) -> None:

@@ -5,10 +5,7 @@ said it in the first person ("We got a rescue dog, a greyhound!")."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from graphrecall.domain.models import Edge, Episode
 from graphrecall.store import Store, open_store
@@ -43,13 +40,6 @@ def _edge(n: int, fact: str) -> Edge:
         created_at=f"2026-01-01T00:01:{n:02d}.000000Z",
         updated_at=STAMP,
     )
-
-
-@pytest.fixture()
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = open_store(tmp_path / "db.sqlite")
-    yield s
-    s.close()
 
 
 def _found(store: Store, *terms: str) -> list[str]:

@@ -3,16 +3,13 @@ graph scopes fuse with ``GRAPH_RRF_K``, memories with Memory Engine's k = 60."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from graphrecall.domain.models import Episode, Memory
 from graphrecall.retrieval import engine
 from graphrecall.retrieval.engine import SearchOptions
 from graphrecall.retrieval.fusion import RRF_K, rrf
-from graphrecall.store import Store, open_store
+from graphrecall.store import Store
 
 
 def test_scores_sum_weighted_reciprocal_ranks() -> None:
@@ -39,13 +36,6 @@ def test_ties_keep_the_first_legs_order() -> None:
 
 def test_zero_weight_drops_a_leg() -> None:
     assert [u for u, _ in rrf({"a": ["x"], "b": ["y"]}, weights={"b": 0.0})] == ["x"]
-
-
-@pytest.fixture()
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = open_store(tmp_path / "db.sqlite")
-    yield s
-    s.close()
 
 
 def test_graph_scopes_and_memories_fuse_with_their_own_k(store: Store) -> None:

@@ -8,9 +8,6 @@ label search.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from graphrecall.domain import clock
@@ -25,7 +22,7 @@ from graphrecall.retrieval.memory_filters import (
     temporal_filter,
     tree_filter,
 )
-from graphrecall.store import Store, open_store
+from graphrecall.store import Store
 
 SPACE = new_id()
 HOME = "home.abc"
@@ -62,13 +59,6 @@ def memory(tree: str = "", content: str = "x", **fields: object) -> Memory:
         created_at=clock.now(),
         **fields,  # type: ignore[arg-type]
     )
-
-
-@pytest.fixture()
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = open_store(tmp_path / "filters.db")
-    yield s
-    s.close()
 
 
 def matching(store: Store, where: p.Predicate | None) -> list[str]:

@@ -5,17 +5,13 @@ never drops; episodes are timed by ``reference_time``, facts by ``valid_at`` (el
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-
-import pytest
 
 from graphrecall.domain import predicates as p
 from graphrecall.domain.models import Edge, Episode, Node
 from graphrecall.retrieval import engine
 from graphrecall.retrieval.engine import SearchOptions
-from graphrecall.store import Store, open_store
+from graphrecall.store import Store
 
 GRAPH = "g-time"
 DAY = datetime(2023, 8, 19, tzinfo=UTC)
@@ -49,13 +45,6 @@ EPISODES = [
     _episode(3, "Evan baked a little bread today.", DAY + timedelta(hours=15)),
     _episode(4, "Evan went hiking in the hills.", DAY + timedelta(hours=16)),
 ]
-
-
-@pytest.fixture()
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = open_store(tmp_path / "db.sqlite")
-    yield s
-    s.close()
 
 
 def _ranked(

@@ -3,25 +3,15 @@ fewer rows scored; a fill from the common terms ranks only their newest rows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge
-from graphrecall.store import Store, open_store
+from graphrecall.store import Store
 from graphrecall.store.sqlite import fulltext
 
 GRAPH = "g-fulltext"
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = open_store(tmp_path / "fulltext.db")
-    yield s
-    s.close()
 
 
 def facts(store: Store, texts: list[str], graph: str = GRAPH) -> None:
