@@ -169,3 +169,47 @@ def test_a_passive_agent_is_an_object(extractor: OfflineExtractor) -> None:
     result = run(extractor, "I was fascinated by reptiles as a kid.", speaker="Jolene")
     assert ("Jolene", "IS_FASCINATED_BY", "reptiles") in triples(result)
     assert ("Alice", "IS_BORN_IN", "Porto") in triples(run(extractor, "I was born in Porto."))
+
+
+def test_a_shared_photo_is_a_fact_of_what_it_shows(extractor: OfflineExtractor) -> None:
+    """A photo transcribed into the text ("[image: ...]") is something the speaker
+    shared; its target is the first specific noun, past the people and light heads."""
+    result = run(
+        extractor,
+        "Take a look at this. [image: a photo of a person holding a necklace with a cross]",
+        speaker="Caroline",
+    )
+    assert triples(result) == {("Caroline", "SHARES_PHOTO_OF", "necklace")}
+    assert result.facts[0].fact == (
+        "Caroline shared a photo of a person holding a necklace with a cross"
+    )
+    books = run(extractor, "Nice! [image: a photo of a stack of books on a wooden table]")
+    assert triples(books) == {("Alice", "SHARES_PHOTO_OF", "books")}
+    plain = run(extractor, "[Image:  sunset over the lake ]")
+    assert [(f.relation, f.target, f.fact) for f in plain.facts] == [
+        ("SHARES_IMAGE_OF", "sunset", "Alice shared an image of sunset over the lake")
+    ]
+    # Nothing shown, or no one who shared it: no fact.
+    assert run(extractor, "Look! [image: a photo of]").facts == []
+    assert run(extractor, "[image: a photo of a dog]", speaker=None).facts == []
+
+
+def test_a_past_when_clause_is_what_happened(extractor: OfflineExtractor) -> None:
+    """ "when" in the past tells what happened; in the present or future it is a
+    condition."""
+    lost = run(extractor, "I lost my keys when I was in Paris.")
+    assert ("Alice", "IS_IN", "Paris") in triples(lost)
+    assert "Alice was in Paris" in {f.fact for f in lost.facts}  # no leading "When"
+    shared = run(extractor, "Was so nervous when I shared my book with my writers group.")
+    assert ("Alice", "SHARES", "Alice's book") in triples(shared)
+    assert ("Alice", "MOVES_TO", "Paris") not in triples(
+        run(extractor, "When I move to Paris, I will learn French.")
+    )
+    present = triples(run(extractor, "When I'm in Paris I visit the Louvre."))
+    assert ("Alice", "IS_IN", "Paris") not in present
+
+
+def test_she_and_i_is_the_speaker(extractor: OfflineExtractor) -> None:
+    result = run(extractor, "She and I are going to a baseball game next Sunday.", "James")
+    assert triples(result) == {("James", "GOES_TO", "baseball game")}
+    assert result.facts[0].fact == "She and James are going to a baseball game next Sunday"

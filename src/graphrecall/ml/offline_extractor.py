@@ -19,10 +19,12 @@ Rules, per sentence:
   on the object, gives NOT_... ("doesn't expect to win", "has no kids"). The fact text is
   the clause with pronouns resolved ("Caroline moved to Lisbon last Tuesday"), without a
   leading greeting;
+- shared photos: "[image: a photo of a stack of books]" in the text is the speaker's
+  SHARES_PHOTO_OF fact about the first specific noun it shows (books);
 - what is not a fact: questions, conditional and hypothetical clauses ("if ...", "when
-  ...", "would ..."), anything said about "you" or about someone's ("your", "her") thing,
-  bare adjectives ("the bones were so cool"; "proud of X" keeps X) and generic nouns
-  ("way", "times", "fun"; "a love for horses" keeps horses);
+  ..." unless in the past, "would ..."), anything said about "you" or about someone's
+  ("your", "her") thing, bare adjectives ("the bones were so cool"; "proud of X" keeps
+  X) and generic nouns ("way", "times", "fun"; "a love for horses" keeps horses);
 - times: DATE entities inside the clause become ``valid_at`` (or ``invalid_at`` after
   "until"/"till"), resolved later against the episode's reference time.
 """
@@ -155,6 +157,23 @@ SUBJECT_DEPS = {"nsubj", "nsubjpass"}
 OBJECT_DEPS = {"dobj", "attr", "oprd", "dative", "acomp"}
 CLAUSE_BREAK_DEPS = {"conj", "cc", "advcl", "ccomp", "parataxis", "relcl", "mark"}
 UNTIL_WORDS = {"until", "till", "til"}
+# A shared photo transcribed into the text, "[image: a photo of a dog on a beach]": the
+# speaker shared it (SHARES_PHOTO_OF), and what it shows is the first specific noun of the
+# description, past the people in it and the light heads ("a stack of books" -> books).
+CAPTION = re.compile(
+    r"\[\s*(?:image|photo|picture|img|pic|attachment)\s*:\s*([^\]\[]{3,400})\]", re.IGNORECASE
+)
+CAPTION_KIND = re.compile(
+    r"^(?:(?:a|an|the)\s+)?(?:\w+\s+)?(photo|picture|image|pic|screenshot|drawing|painting|"
+    r"video|selfie|sketch)s?\s+of\b\s*",
+    re.IGNORECASE,
+)
+CAPTION_SKIP = frozenset(
+    """photo photos picture pictures image images pic pics screenshot drawing painting video
+    selfie sketch person people man men woman women boy boys girl girls child children kid
+    kids group couple family crowd stack pile row set pair collection close closeup view
+    front top side middle background""".split()  # noqa: SIM905
+)
 
 
 def third_person(verb: str) -> str:
@@ -323,6 +342,9 @@ class _Rules:
         for token in self.doc:
             if token.pos_ in ("VERB", "AUX") and token.dep_ != "aux" and token.dep_ != "auxpass":
                 self._verb(token)
+        if self.speaker:
+            for match in CAPTION.finditer(self.doc.text):
+                self._caption(match)
         return Extraction(entities=list(self.entities.values()), facts=self.facts)
 
     # -- entities ------------------------------------------------------------------------
@@ -338,7 +360,11 @@ class _Rules:
         """The entity a subject/object token stands for, or None. Nothing is registered
         until a fact uses it, so a dropped fact leaves no stray node."""
         lower = token.lower_
-        if lower in FIRST_PERSON:
+        if lower in FIRST_PERSON or (
+            token.dep_ in SUBJECT_DEPS
+            and token.pos_ == "PRON"
+            and any(c.dep_ == "conj" and c.lower_ in FIRST_PERSON for c in token.children)
+        ):  # "she and I are going to a game": the speaker is
             return (self.speaker, None) if self.speaker else None
         if token.i in self.ent_of:
             ent = self.ent_of[token.i]
@@ -445,8 +471,13 @@ class _Rules:
                 lower = child.lower_
                 if child.dep_ == "mark" and lower in CONDITIONAL_MARKS:
                     return True
-                if child.dep_ == "advmod" and child.tag_ == "WRB" and lower in CONDITIONAL_WH:
-                    return True
+                if (
+                    child.dep_ == "advmod"
+                    and child.tag_ == "WRB"
+                    and lower in CONDITIONAL_WH
+                    and not (lower == "when" and _past(link))
+                ):
+                    return True  # but "when I shared my book" tells what happened
                 if child.dep_ == "aux" and lower in HYPOTHETICAL:
                     return True
                 if child.dep_ == "advcl" and any(  # "if I win, I'll buy a boat"
@@ -556,6 +587,40 @@ class _Rules:
                 )
             )
 
+    def _caption(self, match: re.Match[str]) -> None:
+        """ "[image: a photo of a necklace with a cross]": the speaker shared a photo of a
+        necklace (SHARES_PHOTO_OF necklace)."""
+        raw = match.group(1)
+        start = match.start(1) + len(raw) - len(raw.lstrip())
+        kind = CAPTION_KIND.match(raw.lstrip())
+        if kind:
+            start += kind.end()
+        span = self.doc.char_span(start, match.end(1), alignment_mode="expand")
+        shown = " ".join(self.doc.text[start : match.end(1)].split()).rstrip(" .")
+        if span is None or not shown:
+            return
+        nouns = [
+            t
+            for t in span
+            if t.pos_ in ("NOUN", "PROPN") and t.dep_ != "compound" and _valid_word(t.lower_)
+        ]
+        target = next((t for t in nouns if _head_word(t) not in CAPTION_SKIP | LIGHT_NOUNS), None)
+        if target is None:
+            target = next(iter(nouns), None)
+        if target is None or self.speaker is None:
+            return
+        noun = kind.group(1).lower() if kind else "image"
+        noun = "photo" if noun in ("pic", "picture", "selfie") else noun
+        article = "an" if noun[0] in "aeiou" else "a"
+        self.facts.append(
+            ExtractedFact(
+                source=self._entity(self.speaker, self.item.speaker_label or "Person"),
+                relation=relation_name("shares", noun, "of"),
+                target=self._entity(_compound(target), None),
+                fact=f"{self.speaker} shared {article} {noun} of {shown}"[:500],
+            )
+        )
+
     def _date_tokens(self) -> set[int]:
         return {t.i for e in self.doc.ents if e.label_ in ("DATE", "TIME") for t in e}
 
@@ -585,7 +650,7 @@ class _Rules:
             tokens[0].is_punct
             or tokens[0].dep_ in ("cc", "mark", "intj")
             or tokens[0].lower_ in GREETINGS
-            or (tokens[0].tag_ == "WRB" and tokens[0].lower_ == "how")
+            or (tokens[0].tag_ == "WRB" and tokens[0].lower_ in ("how", "when"))
         ):
             tokens.pop(0)
         return tokens
@@ -608,7 +673,11 @@ class _Rules:
                 token.tag_ == "VBP" and token.lower_ not in IRREGULAR_PAST  # "I got to see"
             ) and (
                 (first_person and verb.i in (token.i, token.head.i))
-                or (token.i > 0 and self.doc[token.i - 1].lower_ in ("i", "we"))
+                or (
+                    token.i > 0
+                    and self.doc[token.i - 1].lower_ in ("i", "we")
+                    and self.doc[token.i - 1].dep_ != "conj"  # "she and I are"
+                )
             ):
                 # "I work" -> "Alice works", "I'm" -> "Alice is", "don't" -> "doesn't",
                 # also in a nested clause ("the paths I've taken" -> "Alice has taken")
@@ -653,6 +722,13 @@ def _compound(token: Any) -> str:
     if token.pos_ == "NOUN" and token.tag_ == "NNS":
         head = token.text.lower()
     return " ".join([*words, head])
+
+
+def _past(verb: Any) -> bool:
+    """The verb is in a past tense: "shared", "was dancing", "had left"."""
+    if verb.tag_ == "VBD":
+        return True
+    return any(c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD" for c in verb.children)
 
 
 def _head_word(token: Any) -> str:
