@@ -204,3 +204,41 @@ def test_an_observation_restating_its_name_says_it_once() -> None:
     assert line_of("observation", plain) == "- Alice swims."
     other = obs.model_copy(update={"name": "Habit", "summary": "Swims."})
     assert line_of("observation", other) == "- Habit: Swims."
+
+
+def test_an_observation_or_entity_that_only_restates_written_facts_is_not_written() -> None:
+    tea = edge("Alice loves green tea")
+    swim = edge("Alice swims on Sundays")
+    restating = _observation().model_copy(
+        update={"uuid": "o-r", "name": "Preference", "summary": "Alice loves green tea. "}
+    )
+    entity = node("Alice", "Alice loves green tea. Alice swims on Sundays.", ("Entity", "Person"))
+    more = node("Bob", "Bob swims on Sundays. Bob plays chess.")
+    ahead = _observation().model_copy(update={"uuid": "o-a", "summary": "Alice swims on Sundays"})
+    packed = pack(
+        [
+            item("observation", ahead, 0.95),  # before its fact: written
+            item("edge", tea, 0.9),
+            item("edge", swim, 0.8),
+            item("observation", restating, 0.7),
+            item("node", entity, 0.6),
+            item("node", more, 0.5),  # says more than the facts: written
+        ],
+        SectionLayout(),
+        10_000,
+    )
+    assert [i.uuid for i in packed.items if i.repeat] == ["o-r", "n-Alice"]
+    assert {i.uuid for i in packed.items} >= {"o-r", "n-Alice", "o-a", "n-Bob"}  # all selected
+    assert "Preference" not in packed.text and "- Alice (Person)" not in packed.text
+    assert "- Bob: Bob swims on Sundays. Bob plays chess." in packed.text
+    assert "Observations:\n- Tea preference: Alice swims on Sundays" in packed.text
+
+
+def test_a_section_of_restatements_only_is_not_written() -> None:
+    tea = edge("Alice loves green tea")
+    restating = _observation().model_copy(update={"summary": "Alice loves green tea."})
+    packed = pack(
+        [item("edge", tea, 0.9), item("observation", restating, 0.8)], SectionLayout(), 10_000
+    )
+    assert "Observations:" not in packed.text
+    assert [i.repeat for i in packed.items] == [False, True]

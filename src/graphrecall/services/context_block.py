@@ -12,6 +12,7 @@ candidates; the rendered block is checked against the measure.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
@@ -65,6 +66,27 @@ class Packed:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_STATED = re.compile(r"\s*\(stated \d+ times\)\s*$")
+
+
+def _statement(text: str) -> str:
+    return _one_line(text).rstrip(" .!?").casefold()
+
+
+def statements(kind: Kind, record: Rec) -> frozenset[str]:
+    """What an item says, sentence by sentence (normalised), for telling whether the block
+    already says it: a fact's text; an observation's summary; an entity's summary (built
+    from its facts). Other kinds: nothing (never a restatement)."""
+    if kind == "edge" and isinstance(record, Edge):
+        return frozenset({_statement(record.fact)})
+    if kind == "observation" and isinstance(record, Observation):
+        return frozenset({_statement(_STATED.sub("", record.summary))} - {""})
+    if kind == "node" and isinstance(record, Node) and record.summary:
+        return frozenset(_statement(s) for s in _SENTENCE_END.split(record.summary)) - {""}
+    return frozenset()
 
 
 def when(stamp: str | None) -> str:
@@ -164,7 +186,9 @@ class SectionLayout:
         blocks = [self.notice] if self.notice else []
         ordered: list[Item] = []
         for kind, items in sections.items():
-            blocks.append("\n".join([HEADERS[kind], *(i.line for i in items if not i.repeat)]))
+            lines = [i.line for i in items if not i.repeat]
+            if lines:  # a section of restatements only is not written
+                blocks.append("\n".join([HEADERS[kind], *lines]))
             ordered.extend(items)
         return SEPARATOR.join(blocks), ordered
 
@@ -208,16 +232,21 @@ def pack(candidates: Sequence[Item], layout: Layout, budget: int) -> Packed:
     """Fill the block greedily in the order of ``candidates`` (best first). A candidate
     whose line is already in its section (the same fact extracted twice, from two
     messages) is selected with the first but not written again: it costs no room, and
-    the results still report both records, so the provenance of that line is complete."""
+    the results still report both records, so the provenance of that line is complete.
+    So is an observation or an entity that only restates facts already written (the
+    observation "Preference: Alice loves tea" of the fact "Alice loves tea", an entity
+    whose summary is the block's facts about it)."""
     counts: dict[Hashable, tuple[int, int]] = {}
     if layout.length(counts) > budget:
         return Packed(truncated=True)
     chosen: list[Item] = []
     written: set[tuple[Hashable, str]] = set()
+    facts: set[str] = set()  # the statements of the facts written so far
     truncated = False
     for item in candidates:
         key = layout.group(item)
-        item.repeat = (key, item.line) in written
+        said = statements(item.kind, item.record) if item.kind != "edge" else frozenset()
+        item.repeat = (key, item.line) in written or bool(said and said <= facts)
         if item.repeat:
             chosen.append(item)
             continue
@@ -227,6 +256,8 @@ def pack(candidates: Sequence[Item], layout: Layout, budget: int) -> Packed:
             counts = trial
             chosen.append(item)
             written.add((key, item.line))
+            if item.kind == "edge":
+                facts |= statements("edge", item.record)
         else:
             truncated = True
     text, ordered = layout.render(chosen)
