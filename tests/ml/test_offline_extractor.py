@@ -189,6 +189,10 @@ def test_a_shared_photo_is_a_fact_of_what_it_shows(extractor: OfflineExtractor) 
     assert [(f.relation, f.target, f.fact) for f in plain.facts] == [
         ("SHARES_IMAGE_OF", "sunset", "Alice shared an image of sunset over the lake")
     ]
+    captioned = run(extractor, "[image: a photography of a red car on a lift in a garage]")
+    assert [(f.relation, f.target, f.fact) for f in captioned.facts] == [
+        ("SHARES_PHOTO_OF", "red car", "Alice shared a photo of a red car on a lift in a garage")
+    ]
     # Nothing shown, or no one who shared it: no fact.
     assert run(extractor, "Look! [image: a photo of]").facts == []
     assert run(extractor, "[image: a photo of a dog]", speaker=None).facts == []

@@ -164,15 +164,15 @@ CAPTION = re.compile(
     r"\[\s*(?:image|photo|picture|img|pic|attachment)\s*:\s*([^\]\[]{3,400})\]", re.IGNORECASE
 )
 CAPTION_KIND = re.compile(
-    r"^(?:(?:a|an|the)\s+)?(?:\w+\s+)?(photo|picture|image|pic|screenshot|drawing|painting|"
-    r"video|selfie|sketch)s?\s+of\b\s*",
+    r"^(?:(?:a|an|the)\s+)?(?:\w+\s+)?(photography|photo|picture|image|pic|screenshot|"
+    r"drawing|painting|video|selfie|sketch)s?\s+of\b\s*",
     re.IGNORECASE,
 )
 CAPTION_SKIP = frozenset(
-    """photo photos picture pictures image images pic pics screenshot drawing painting video
-    selfie sketch person people man men woman women boy boys girl girls child children kid
-    kids group couple family crowd stack pile row set pair collection close closeup view
-    front top side middle background""".split()  # noqa: SIM905
+    """photo photos photography picture pictures image images pic pics screenshot drawing
+    painting video selfie sketch person people man men woman women boy boys girl girls child
+    children kid kids group couple family crowd stack pile row set pair collection close
+    closeup view front top side middle background""".split()  # noqa: SIM905
 )
 
 
@@ -610,7 +610,7 @@ class _Rules:
         if target is None or self.speaker is None:
             return
         noun = kind.group(1).lower() if kind else "image"
-        noun = "photo" if noun in ("pic", "picture", "selfie") else noun
+        noun = "photo" if noun in ("pic", "picture", "selfie", "photography") else noun
         article = "an" if noun[0] in "aeiou" else "a"
         self.facts.append(
             ExtractedFact(
