@@ -217,3 +217,7 @@ def test_she_and_i_is_the_speaker(extractor: OfflineExtractor) -> None:
     result = run(extractor, "She and I are going to a baseball game next Sunday.", "James")
     assert triples(result) == {("James", "GOES_TO", "baseball game")}
     assert result.facts[0].fact == "She and James are going to a baseball game next Sunday"
+
+
+def test_an_attachment_is_not_a_photo(extractor: OfflineExtractor) -> None:
+    assert run(extractor, "Here you go [attachment: quarterly report]").facts == []

@@ -161,7 +161,7 @@ UNTIL_WORDS = {"until", "till", "til"}
 # speaker shared it (SHARES_PHOTO_OF), and what it shows is the first specific noun of the
 # description, past the people in it and the light heads ("a stack of books" -> books).
 CAPTION = re.compile(
-    r"\[\s*(?:image|photo|picture|img|pic|attachment)\s*:\s*([^\]\[]{3,400})\]", re.IGNORECASE
+    r"\[\s*(?:image|photo|picture|img|pic)\s*:\s*([^\]\[]{3,400})\]", re.IGNORECASE
 )
 CAPTION_KIND = re.compile(
     r"^(?:(?:a|an|the)\s+)?(?:\w+\s+)?(photography|photo|picture|image|pic|screenshot|"
