@@ -66,3 +66,17 @@ def test_searches_still_run_when_the_pool_is_exhausted(
         assert [u for u, _ in found] == ["a"]
     finally:
         store.close()
+
+
+def test_every_connection_reads_through_a_memory_map(tmp_path: Path) -> None:
+    store = sqlite_store.SQLiteStore(tmp_path / "db.sqlite")
+    try:
+        pooled = store._checkout()
+        assert pooled is not None
+        for conn in (store._conn, store._reader, pooled):
+            # SQLite caps the map at its build's limit; it must not be off (0).
+            mapped = int(conn.execute("PRAGMA mmap_size").fetchone()[0])
+            assert 0 < mapped <= sqlite_store.MMAP_BYTES
+        store._read_pool.put(pooled)
+    finally:
+        store.close()

@@ -10,6 +10,7 @@ from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge
 from graphrecall.store import Store
 from graphrecall.store.sqlite import fulltext
+from graphrecall.store.sqlite import store as sqlite_store
 
 GRAPH = "g-fulltext"
 
@@ -123,3 +124,30 @@ def test_the_fills_newest_rows_are_counted_in_the_searched_graph(store: Store) -
     assert sorted(texts[u] for u, _ in split if "tennis" not in texts[u]) == sorted(
         f"jordan visited place{i}" for i in range(15, 20)
     )
+
+
+def test_a_terms_row_count_is_counted_once_per_ttl(store: Store) -> None:
+    """Deciding which terms are common counts each term's rows; the counts are kept for
+    ROW_COUNT_TTL_S, so repeated queries do not walk the same posting lists again."""
+    corpus(store, jordan_only=40)
+    counted: list[str] = []
+    read = store._read  # type: ignore[attr-defined]
+
+    def spy(sql: str, params: object = ()) -> object:
+        if sql.startswith("SELECT count(*) FROM edges_fts"):
+            counted.append(str(params))
+        return read(sql, params)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(store, "_read", spy)
+        first = search(store, ["jordan", "tennis"], 20, plain=False)
+        assert len(counted) == 2  # one count per term
+        again = search(store, ["tennis", "jordan", "court"], 20, plain=False)
+        assert len(counted) == 3  # only the new term was counted
+        assert [u for u, _ in first] == [
+            u for u, _ in search(store, ["jordan", "tennis"], 20, plain=True)
+        ]
+        assert again
+        mp.setattr(sqlite_store, "ROW_COUNT_TTL_S", -1.0)  # every count has expired
+        search(store, ["jordan", "tennis"], 20, plain=False)
+        assert len(counted) == 5
