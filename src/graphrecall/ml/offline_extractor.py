@@ -168,7 +168,7 @@ CAPTION_KIND = re.compile(
     r"drawing|painting|video|selfie|sketch)s?\s+of\b\s*",
     re.IGNORECASE,
 )
-CAPTION_SKIP = frozenset(
+CAPTION_SKIP = LIGHT_NOUNS | frozenset(  # and the light heads: "a bunch of flowers"
     """photo photos photography picture pictures image images pic pics screenshot drawing
     painting video selfie sketch person people man men woman women boy boys girl girls child
     children kid kids group couple family crowd stack pile row set pair collection close
@@ -590,6 +590,8 @@ class _Rules:
     def _caption(self, match: re.Match[str]) -> None:
         """ "[image: a photo of a necklace with a cross]": the speaker shared a photo of a
         necklace (SHARES_PHOTO_OF necklace)."""
+        if self.speaker is None:
+            return
         raw = match.group(1)
         start = match.start(1) + len(raw) - len(raw.lstrip())
         kind = CAPTION_KIND.match(raw.lstrip())
@@ -604,10 +606,10 @@ class _Rules:
             for t in span
             if t.pos_ in ("NOUN", "PROPN") and t.dep_ != "compound" and _valid_word(t.lower_)
         ]
-        target = next((t for t in nouns if _head_word(t) not in CAPTION_SKIP | LIGHT_NOUNS), None)
+        target = next((t for t in nouns if _head_word(t) not in CAPTION_SKIP), None)
         if target is None:
             target = next(iter(nouns), None)
-        if target is None or self.speaker is None:
+        if target is None:
             return
         noun = kind.group(1).lower() if kind else "image"
         noun = "photo" if noun in ("pic", "picture", "selfie", "photography") else noun

@@ -108,6 +108,15 @@ BOOL_FIELDS = frozenset({"processed", "disable_default_ontology"})
 COLUMN_SORTS: dict[type[Record], frozenset[str]] = {Node: frozenset({"degree"})}
 
 
+def _tune(conn: sqlite3.Connection, *, read_only: bool = False) -> None:
+    """The settings every connection shares: wait for a writer, read through the memory
+    map; a read-only one refuses writes."""
+    conn.execute("PRAGMA busy_timeout=10000")
+    conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+    if read_only:
+        conn.execute("PRAGMA query_only=1")
+
+
 class SQLiteStore(Store):
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -117,17 +126,16 @@ class SQLiteStore(Store):
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA foreign_keys=ON")
-        self._conn.execute("PRAGMA busy_timeout=10000")
-        self._conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+        _tune(self._conn)
         self._lock = threading.RLock()
         self._depth = 0
         self._owner: int | None = None
         self._matrices: dict[
             tuple[str, str], tuple[int, list[str], dict[str, int], npt.NDArray[np.float32]]
         ] = {}
-        self._row_counts: dict[str, tuple[float, int]] = {}
-        self._term_counts: OrderedDict[tuple[str, str], tuple[float, int]] = OrderedDict()
-        self._term_counts_lock = threading.Lock()
+        # Row counts of tables (term "") and of a term's matches, with when each was read.
+        self._counts: OrderedDict[tuple[str, str], tuple[float, int]] = OrderedDict()
+        self._counts_lock = threading.Lock()
         self._ann = VectorIndexes()
         # Vectors this process wrote, by (table, owner) and the version each write produced:
         # a cached matrix catches up from here instead of reloading (see _matrix).
@@ -144,8 +152,7 @@ class SQLiteStore(Store):
         # without waiting for the main connection, so the vector leg runs while the lexical
         # leg's FTS query holds the main one.
         self._reader = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._reader.execute("PRAGMA query_only=1")
-        self._reader.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+        _tune(self._reader, read_only=True)
         self._reader_lock = threading.Lock()
         # Read-only connections for full-text searches, so that several can run at once
         # (each scope of a get_context, each leg of a search): the main connection takes
@@ -228,9 +235,7 @@ class SQLiteStore(Store):
             self._read_opened += 1
         conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA query_only=1")
-        conn.execute("PRAGMA busy_timeout=10000")
-        conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+        _tune(conn, read_only=True)
         register_functions(conn)
         return conn
 
@@ -691,39 +696,33 @@ class SQLiteStore(Store):
             found = sorted([*found, *ranked([plan.fill], since)], key=lambda r: (-r[1], r[0]))
         return found[:limit]
 
-    def _term_rows(self, table: str, term: str) -> int:
-        """How many rows of ``table`` match ``term``, re-counted at most every
-        :data:`ROW_COUNT_TTL_S` seconds (it only decides whether the term is common).
-        Counting walks the term's whole posting list: for a user's name at 100k facts
-        that was ~12 % of a search's full-text time, paid again by every query."""
-        key, now = (table, term), time.monotonic()
-        with self._term_counts_lock:
-            cached = self._term_counts.get(key)
-            if cached is not None and now - cached[0] <= ROW_COUNT_TTL_S:
-                self._term_counts.move_to_end(key)
-                return cached[1]
-        count = int(
-            self._read(
-                f"SELECT count(*) FROM {table}_fts WHERE {table}_fts MATCH ?",
-                [fulltext.quote(term)],
-            )[0][0]
-        )
-        with self._term_counts_lock:
-            self._term_counts[key] = (now, count)
-            self._term_counts.move_to_end(key)
-            while len(self._term_counts) > TERM_COUNTS_MAX:
-                self._term_counts.popitem(last=False)
-        return count
-
     def _row_count(self, table: str) -> int:
-        """The table's row count, re-read at most every :data:`ROW_COUNT_TTL_S` seconds
-        (it only decides whether a term can be common)."""
-        now = time.monotonic()
-        cached = self._row_counts.get(table)
-        if cached is None or now - cached[0] > ROW_COUNT_TTL_S:
-            cached = (now, int(self._read(f"SELECT count(*) FROM {table}")[0][0]))
-            self._row_counts[table] = cached
-        return cached[1]
+        """The table's row count (it only decides whether a term can be common)."""
+        return self._count(table, "", f"SELECT count(*) FROM {table}", [])
+
+    def _term_rows(self, table: str, term: str) -> int:
+        """How many rows of ``table`` match ``term`` (it only decides whether the term is
+        common). Counting walks the term's whole posting list: for a user's name at 100k
+        facts that was ~12 % of a search's full-text time, paid again by every query."""
+        sql = f"SELECT count(*) FROM {table}_fts WHERE {table}_fts MATCH ?"
+        return self._count(table, term, sql, [fulltext.quote(term)])
+
+    def _count(self, table: str, term: str, sql: str, params: list[str]) -> int:
+        """``sql``'s count, re-read at most every :data:`ROW_COUNT_TTL_S` seconds; the
+        :data:`TERM_COUNTS_MAX` most recently used counts are kept."""
+        key, now = (table, term), time.monotonic()
+        with self._counts_lock:
+            cached = self._counts.get(key)
+            if cached is not None and now - cached[0] <= ROW_COUNT_TTL_S:
+                self._counts.move_to_end(key)
+                return cached[1]
+        count = int(self._read(sql, params)[0][0])
+        with self._counts_lock:
+            self._counts[key] = (now, count)
+            self._counts.move_to_end(key)
+            while len(self._counts) > TERM_COUNTS_MAX:
+                self._counts.popitem(last=False)
+        return count
 
     def vector_search(
         self,
