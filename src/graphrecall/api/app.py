@@ -132,6 +132,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "status": "ok",
             "version": __version__,
             "vector_indexes": store.vector_index_status(),
+            "text_indexes": store.text_index_status(),
         }
 
     return app

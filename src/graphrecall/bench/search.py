@@ -376,7 +376,7 @@ def _in_process(
                 search.options(params_for(CASES[0], queries[0], hub), "edges"),
             )
         )
-        extra["vector_index_build_s"] = wait_for_vector_indexes(
+        extra["index_build_s"] = wait_for_indexes(
             lambda scope: engine.search(
                 store,
                 embedder,
@@ -385,7 +385,10 @@ def _in_process(
                 graph_uuid,
                 engine.SearchOptions(query=queries[0].text, legs=("vector",)),
             ),
-            store.vector_index_status,
+            lambda: {
+                "building": store.vector_index_status().get("building", 0)
+                + store.text_index_status().get("building", 0)
+            },
         )
         embed_case = Case("query embedding", "-", "-")
         embedded = measure(
@@ -452,20 +455,21 @@ def _timed_case(
     return m
 
 
-def wait_for_vector_indexes(
+def wait_for_indexes(
     search_scope: Callable[[str], object],
     status: Callable[[], dict[str, int]],
     timeout_s: float = 3600.0,
 ) -> float:
-    """Search each scope once (that starts the background build of an HNSW index for a
-    big graph) and wait until no build is running, so the timed calls measure the index,
-    not exact search beside a build. Returns the seconds waited."""
+    """Search each scope once (that starts the background build of an HNSW index, and of
+    an in-memory term index, for a big graph) and wait until no build is running, so the
+    timed calls measure the indexes, not search beside a build. Returns the seconds
+    waited."""
     started = time.perf_counter()
     for scope in ("edges", "nodes", "episodes"):
         search_scope(scope)
     while status().get("building", 0):
         if time.perf_counter() - started > timeout_s:
-            raise RuntimeError(f"vector indexes still building after {timeout_s:.0f} s")
+            raise RuntimeError(f"indexes still building after {timeout_s:.0f} s")
         time.sleep(0.5)
     return round(time.perf_counter() - started, 1)
 
@@ -540,9 +544,9 @@ def _through_sdk(
             "nodes": client.graph.search_nodes,
             "episodes": client.graph.search_episodes,
         }
-        extra["vector_index_build_s"] = wait_for_vector_indexes(
+        extra["index_build_s"] = wait_for_indexes(
             lambda scope: methods[scope](graph_uuid, query=queries[0].text, page_size=PAGE_SIZE),
-            server.vector_index_status,
+            server.index_status,
         )
         since = DateFilter(field="created_at", operator="gte", value=FILTER_SINCE)
         current = DateFilter(field="expired_at", operator="is_null")

@@ -70,6 +70,14 @@ class ServerProcess:
         self.stop()
         raise RuntimeError(f"the server did not come up in {self.startup_timeout:.0f} s")
 
+    def index_status(self) -> dict[str, int]:
+        """How many of the server's HNSW and in-memory term indexes are ``building``."""
+        health = httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=10).json()
+        building = sum(
+            health.get(key, {}).get("building", 0) for key in ("vector_indexes", "text_indexes")
+        )
+        return {"building": building}
+
     def vector_index_status(self) -> dict[str, int]:
         """The server's HNSW index builds (``ready``, ``building``), from ``/healthz``."""
         health = httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=10).json()

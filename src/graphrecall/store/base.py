@@ -46,6 +46,11 @@ class Store(ABC):
         (empty for a backend that builds none)."""
         return {}
 
+    def text_index_status(self) -> dict[str, int]:
+        """In-memory copies of full-text indexes: how many are ``ready`` and how many
+        ``building`` (empty for a backend that keeps none)."""
+        return {}
+
     # -- records ---------------------------------------------------------------------
     @abstractmethod
     def insert(self, records: Sequence[Record]) -> None: ...

@@ -57,28 +57,54 @@ def any_of(terms: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class MatchPlan:
-    first: list[str]  # MATCH expressions whose (disjoint) union is ranked first
-    # Ranked too, and merged by score, only when ``first`` found fewer rows than asked.
-    fill: str | None = None
+    """Which rows of a query's are ranked: those matching ``rare`` (all of ``terms`` when
+    no term is common) first, and those matching only ``weighty`` common terms as a fill."""
+
+    terms: tuple[str, ...]
+    rare: tuple[str, ...]
+    common: tuple[str, ...] = ()
+    weighty: tuple[str, ...] = ()  # common terms found in under half the rows
+
+    @property
+    def phrases(self) -> tuple[str, ...]:
+        """The terms in the order the MATCH expressions of :attr:`first` name them."""
+        return (*self.rare, *self.common)
+
+    @property
+    def first(self) -> list[str]:
+        """MATCH expressions whose (disjoint) union is ranked first."""
+        if not self.common:
+            return [any_of(self.terms)]
+        rare, common = any_of(self.rare), any_of(self.common)
+        return [f"({rare}) AND ({common})", f"({rare}) NOT ({common})"]
+
+    @property
+    def fill(self) -> str | None:
+        """Ranked too, and merged by score, only when :attr:`first` found fewer rows than
+        asked."""
+        if not self.weighty:
+            return None
+        return f"({any_of(self.weighty)}) NOT ({any_of(self.rare)})"
 
 
 def match_plan(terms: Sequence[str], total_rows: int, row_count: Callable[[str], int]) -> MatchPlan:
     """How to match ``terms``: ``total_rows`` is the table's row count, ``row_count(term)``
     how many rows match a term (only asked when the table is big enough)."""
     cutoff = max(COMMON_MIN_ROWS, COMMON_SHARE * total_rows)
+    everything = MatchPlan(tuple(terms), tuple(terms))
     if len(terms) < 2 or total_rows < cutoff:
-        return MatchPlan([any_of(terms)])
+        return everything
     rows = {t: row_count(t) for t in terms}
     fewest = min(rows.values())
     # Common: frequent, and much more frequent than the query's rarest term.
-    common = [t for t in terms if rows[t] >= cutoff and rows[t] >= COMMON_RATIO * fewest]
-    rare = [t for t in terms if t not in common]
+    common = tuple(t for t in terms if rows[t] >= cutoff and rows[t] >= COMMON_RATIO * fewest)
     if not common:
-        return MatchPlan([any_of(terms)])
+        return everything
     # FTS5 floors the IDF of a term found in half the rows or more at 1e-6: rows matching
     # only such terms would score ~0, so they are not worth ranking as a fill.
-    weighty = [t for t in common if rows[t] < total_rows / 2]
     return MatchPlan(
-        [f"({any_of(rare)}) AND ({any_of(common)})", f"({any_of(rare)}) NOT ({any_of(common)})"],
-        fill=f"({any_of(weighty)}) NOT ({any_of(rare)})" if weighty else None,
+        tuple(terms),
+        rare=tuple(t for t in terms if t not in common),
+        common=common,
+        weighty=tuple(t for t in common if rows[t] < total_rows / 2),
     )

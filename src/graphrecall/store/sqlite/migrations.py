@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import sqlite3
 
+# How every full-text index splits and stems text (the query side: term_index.Tokenizer).
+FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
+
 
 def _fts_table(table: str, columns: str) -> str:
     """The external-content FTS5 index of ``table`` over ``columns`` (comma-separated)."""
     return (
         f"CREATE VIRTUAL TABLE {table}_fts USING fts5({columns}, content='{table}',"
-        " content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');\n"
+        f" content_rowid='rowid', tokenize='{FTS_TOKENIZE}');\n"
     )
 
 

@@ -50,9 +50,15 @@ from graphrecall.domain.models import (
 from graphrecall.domain.predicates import Predicate
 from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.base import R, Scope, Store, Vector
-from graphrecall.store.sqlite import fulltext
-from graphrecall.store.sqlite.migrations import FTS_COLUMN_WEIGHTS, FTS_TABLES, migrate
+from graphrecall.store.sqlite import fulltext, term_index
+from graphrecall.store.sqlite.migrations import (
+    FTS_COLUMN_WEIGHTS,
+    FTS_TABLES,
+    FTS_TOKENIZE,
+    migrate,
+)
 from graphrecall.store.sqlite.predicates import Compiler, register_functions
+from graphrecall.store.sqlite.term_index import TermIndex, TermIndexes, Tokenizer
 from graphrecall.store.sqlite.vector_index import VectorIndexes
 
 TABLES: dict[type[Record], str] = {
@@ -85,6 +91,10 @@ READ_POOL_MAX = 8
 # best of two): facts p50 / p95 11.4-12.4 / 27.9-30.7 -> 9.9-10.6 / 23.2-25.7 ms,
 # messages 21.3-21.7 / 56.5-61.7 -> 17.4-18.0 / 53.8-54.2 ms.
 MMAP_BYTES = 1 << 31
+# The in-memory term index (term_index.py) checks at most this many of its best rows
+# against a search's filters before it leaves the search to FTS5, which filters as it
+# ranks (a filter that few of the best rows pass, such as a narrow time window).
+TERM_INDEX_CHECK_MAX = 5_000
 # How many graphs' adjacency arrays are kept in memory (least recently used go first).
 ADJACENCY_CACHE_GRAPHS = 64
 # Logged vector writes per owner beyond which the next read reloads the matrix instead.
@@ -160,11 +170,16 @@ class SQLiteStore(Store):
         self._read_pool: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
         self._read_opened = 0
         self._read_pool_lock = threading.Lock()
+        # In-memory copies of the big tables' full-text postings (term_index.py).
+        self._term_indexes = TermIndexes(path, _tune)
+        self._tokenizer = Tokenizer(FTS_TOKENIZE)
         self._closed = False
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
         self._ann.close()
+        self._term_indexes.close()
+        self._tokenizer.close()
         with self._lock, self._reader_lock, self._read_pool_lock:
             self._closed = True
             while True:
@@ -202,6 +217,9 @@ class SQLiteStore(Store):
 
     def vector_index_status(self) -> dict[str, int]:
         return self._ann.status()
+
+    def text_index_status(self) -> dict[str, int]:
+        return self._term_indexes.status()
 
     def in_transaction(self) -> bool:
         return self._depth > 0 and self._owner == threading.get_ident()
@@ -659,10 +677,14 @@ class SQLiteStore(Store):
         if not terms:
             return []
         table = self._table(kind)
-        plan = fulltext.match_plan(
-            terms, self._row_count(table), lambda term: self._term_rows(table, term)
-        )
         sql_where, params = self._where(kind, scope, where)
+        indexed = self._indexed_search(kind, scope, terms, sql_where, params, limit)
+        if indexed is not None:
+            plan, found = indexed
+        else:
+            plan = fulltext.match_plan(
+                terms, self._row_count(table), lambda term: self._term_rows(table, term)
+            )
         # CROSS JOIN keeps the full-text index as the outer loop: the planner would
         # otherwise drive from an indexed filter and run MATCH once per row.
         weights = "".join(f", {w}" for w in FTS_COLUMN_WEIGHTS.get(table, ()))
@@ -681,7 +703,8 @@ class SQLiteStore(Store):
             )
             return [(r[0], float(r[1])) for r in rows]
 
-        found = ranked(plan.first)
+        if indexed is None:
+            found = ranked(plan.first)
         if plan.fill is not None and len(found) < limit:
             # Only the newest FILL_ROWS rows of the fill in scope are scored (fulltext.py):
             # the index yields rows newest first, so this stops at the bound, unscored.
@@ -695,6 +718,72 @@ class SQLiteStore(Store):
             since = int(bound[0][0]) if bound else None
             found = sorted([*found, *ranked([plan.fill], since)], key=lambda r: (-r[1], r[0]))
         return found[:limit]
+
+    def _indexed_search(
+        self,
+        kind: type[Record],
+        scope: Scope,
+        terms: Sequence[str],
+        sql_where: str,
+        params: list[Any],
+        limit: int,
+    ) -> tuple[fulltext.MatchPlan, list[tuple[str, float]]] | None:
+        """The plan of ``terms`` and the rows it ranks first, from the table's in-memory
+        term index; None when there is no current index or it cannot serve the query."""
+        index = self._term_index(kind)
+        if index is None:
+            return None
+        tokens = {t: self._tokenizer.tokens(t) for t in terms}
+        if any(len(found) != 1 for found in tokens.values()):
+            return None  # a term FTS5 splits into a phrase ("rock'n'roll")
+        stem = {t: found[0] for t, found in tokens.items()}
+        plan = fulltext.match_plan(terms, index.rows, lambda term: index.matches(stem[term]))
+        owner = scope.get(_owner_field(kind))
+        chunks = index.ranked(
+            [stem[t] for t in plan.phrases],
+            [stem[t] for t in plan.rare],
+            owner if isinstance(owner, str) else None,
+            limit,
+        )
+        table, found, checked = index.table, [], 0
+        for rowids, scores in chunks:
+            if checked >= TERM_INDEX_CHECK_MAX:
+                return None
+            score_of = dict(zip(rowids.tolist(), scores.tolist(), strict=True))
+            # CROSS JOIN: look the rows up by rowid, never scan an index of the filter.
+            rows = self._read(
+                f"SELECT t.rowid, t.uuid FROM json_each(?) j CROSS JOIN {table} t"
+                f" ON t.rowid = j.value WHERE {sql_where}",
+                [json.dumps(list(score_of)), *params],
+            )
+            found += [(r[1], score_of[r[0]]) for r in rows]
+            checked += len(score_of)
+            if len(found) >= limit:
+                break
+        found.sort(key=lambda r: (-r[1], r[0]))
+        return plan, found[:limit]
+
+    def _term_index(self, kind: type[Record]) -> TermIndex | None:
+        """The current in-memory term index of ``kind``'s table, if it is big enough to
+        have one and it is up to date (else a rebuild starts in the background)."""
+        table = self._table(kind)
+        if self.in_transaction() or self._row_count(table) < term_index.MIN_ROWS:
+            return None
+        structure = self._read(
+            f"SELECT block FROM {table}_fts_data WHERE id = ?", [term_index.STRUCTURE_ID]
+        )
+        index = self._term_indexes.get(table, bytes(structure[0][0])) if structure else None
+        if index is None:
+            self._term_indexes.refresh(table, _owner_field(kind), FTS_COLUMN_WEIGHTS.get(table, ()))
+        return index
+
+    def wait_for_term_indexes(self, timeout: float = 120.0) -> bool:
+        """Build the in-memory term index of every big table now and wait for it (for
+        benchmarks, which should time a warm server); True when all are current."""
+        for kind, table in TABLES.items():
+            if table in FTS_TABLES:
+                self._term_index(kind)
+        return self._term_indexes.wait(timeout)
 
     def _row_count(self, table: str) -> int:
         """The table's row count (it only decides whether a term can be common)."""
