@@ -383,7 +383,7 @@ def _in_process(
                 None,
                 engine.SCOPES[scope],
                 graph_uuid,
-                engine.SearchOptions(query=queries[0].text, legs=("vector",)),
+                engine.SearchOptions(query=queries[0].text, legs=("bm25", "vector")),
             ),
             lambda: {
                 "building": store.vector_index_status().get("building", 0)

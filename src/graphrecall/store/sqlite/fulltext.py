@@ -31,6 +31,10 @@ in BM25 by their length alone, so ranking all of them ("Does Jordan Ellis have a
 allergies?" when nothing mentions allergies: ~25k rows, ~95 ms at 100k facts) bought
 nothing; preferring the newest is what a memory wants. At 100k facts the facts' lexical
 leg's p95 went 36.2 -> 28.5 ms and its hit@10 stayed 0.30 (docs/search.md).
+
+A big table's rows are ranked from an in-memory copy of its postings instead (term_index.py,
+with the same plan and exactly the same scores); FTS5 runs the fill and every query the
+copy cannot serve.
 """
 
 from __future__ import annotations
