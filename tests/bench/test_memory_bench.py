@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from graphrecall.bench.memory import wait_for_vector_index
+from graphrecall.bench.memory import wait_for_indexes
 from graphrecall.cli import main
 from graphrecall.store.sqlite import vector_index
 
@@ -58,11 +58,11 @@ def test_bench_memory_times_the_vector_index_once_it_is_built(
     argv = ["bench", "memory", "--size", "300", "--queries", "3", "--no-rpc", "--out", str(out)]
     assert main(argv) == 0
     report = json.loads((out / "memory-bench-300.json").read_text())
-    assert report["vector_index"]["service"]["ready"] == 1
-    assert report["vector_index"]["service"]["building"] == 0
+    assert report["indexes"]["service"]["ready"] == 1
+    assert report["indexes"]["service"]["building"] == 0
 
 
-def test_wait_for_vector_index_searches_then_waits_for_the_build() -> None:
+def test_wait_for_indexes_searches_then_waits_for_the_build() -> None:
     calls: list[str] = []
     answers = iter([{"ready": 0, "building": 1}, {"ready": 0, "building": 1}])
 
@@ -70,6 +70,6 @@ def test_wait_for_vector_index_searches_then_waits_for_the_build() -> None:
         calls.append("status")
         return next(answers, {"ready": 1, "building": 0})
 
-    waited = wait_for_vector_index(lambda: calls.append("search"), status)
+    waited = wait_for_indexes(lambda: calls.append("search"), status)
     assert calls[0] == "search" and calls.count("status") == 4
     assert waited["ready"] == 1 and waited["building"] == 0 and waited["wait_s"] >= 0

@@ -32,7 +32,7 @@ import httpx
 import numpy as np
 
 from graphrecall.bench import vocab
-from graphrecall.bench.server import ServerProcess
+from graphrecall.bench.server import ServerProcess, store_index_status, wait_for_builds
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Memory, Space
@@ -196,21 +196,12 @@ def cases(rng: random.Random, queries: int) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def wait_for_vector_index(
-    search: Callable[[], object],
-    status: Callable[[], dict[str, int]],
-    timeout_s: float = 3600.0,
+def wait_for_indexes(
+    search: Callable[[], object], status: Callable[[], dict[str, int]]
 ) -> dict[str, Any]:
-    """Search once (that starts the background HNSW build for a big space) and wait until
-    no build runs, so the timed calls measure the index and not exact search beside a
-    build. Returns the seconds waited and the index status."""
-    started = time.perf_counter()
-    search()
-    while status().get("building", 0):
-        if time.perf_counter() - started > timeout_s:
-            raise RuntimeError(f"vector index still building after {timeout_s:.0f} s")
-        time.sleep(0.5)
-    return {"wait_s": round(time.perf_counter() - started, 1), **status()}
+    """Search once and wait for the space's index builds (bench.server.wait_for_builds);
+    the seconds waited and the indexes' status."""
+    return {"wait_s": wait_for_builds([search], status), **status()}
 
 
 def _measure(call: Callable[[dict[str, Any]], int], params: list[dict[str, Any]]) -> dict[str, Any]:
@@ -260,13 +251,13 @@ def run(args: argparse.Namespace) -> int:
         )
         return len(memory_search.search(ctx, caller, q).hits)
 
-    first = params["semantic"][0]
+    first = params["hybrid"][0]  # both legs: starts the HNSW and the term index builds
     indexes: dict[str, dict[str, Any]] = {}
     try:
-        indexes["service"] = wait_for_vector_index(
-            lambda: service(first), store.vector_index_status
+        indexes["service"] = wait_for_indexes(
+            lambda: service(first), lambda: store_index_status(store)
         )
-        log(f"service vector index: {indexes['service']}")
+        log(f"service indexes: {indexes['service']}")
         for mode, ps in params.items():
             results.setdefault(mode, {})["service"] = _measure(service, ps)
             log(f"service {mode}: {results[mode]['service']['p95_ms']:.1f} ms p95")
@@ -289,8 +280,8 @@ def run(args: argparse.Namespace) -> int:
                     raise RuntimeError(answer["error"])
                 return len(answer["result"]["results"])
 
-            indexes["rpc"] = wait_for_vector_index(lambda: rpc(first), server.vector_index_status)
-            log(f"rpc vector index: {indexes['rpc']}")
+            indexes["rpc"] = wait_for_indexes(lambda: rpc(first), server.index_status)
+            log(f"rpc indexes: {indexes['rpc']}")
             for mode, ps in params.items():
                 results[mode]["rpc"] = _measure(rpc, ps)
                 log(f"rpc {mode}: {results[mode]['rpc']['p95_ms']:.1f} ms p95")
@@ -300,7 +291,7 @@ def run(args: argparse.Namespace) -> int:
         "build": built,
         "machine": {"python": sys.version.split()[0], "platform": platform.platform()},
         "target_p95_ms": TARGET_P95_MS,
-        "vector_index": indexes,
+        "indexes": indexes,
         "results": results,
     }
     path = out / f"memory-bench-{args.size}.json"

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,13 @@ import numpy as np
 
 from graphrecall.bench import report
 from graphrecall.bench.build import Built, ensure_db, working_copy
+from graphrecall.bench.server import store_index_status, wait_for_builds
 from graphrecall.bench.synthetic import SPAN, START, Query, make_queries
 from graphrecall.domain.clock import to_iso
 
 PAGE_SIZE = 10
+# The scopes whose first search starts a big graph's index builds (waited for before timing).
+INDEXED_SCOPES = ("edges", "nodes", "episodes")
 API_KEY = "gr_bench_search_key"
 LAYERS = ("engine", "service", "sdk")
 # The goal this benchmark tracks: hybrid RRF edge search through the SDK, 100k facts.
@@ -376,19 +380,15 @@ def _in_process(
                 search.options(params_for(CASES[0], queries[0], hub), "edges"),
             )
         )
-        extra["index_build_s"] = wait_for_indexes(
-            lambda scope: engine.search(
-                store,
-                embedder,
-                None,
-                engine.SCOPES[scope],
-                graph_uuid,
-                engine.SearchOptions(query=queries[0].text, legs=("bm25", "vector")),
-            ),
-            lambda: {
-                "building": store.vector_index_status().get("building", 0)
-                + store.text_index_status().get("building", 0)
-            },
+        both_legs = engine.SearchOptions(query=queries[0].text, legs=("bm25", "vector"))
+        extra["index_build_s"] = wait_for_builds(
+            [
+                partial(
+                    engine.search, store, embedder, None, engine.SCOPES[s], graph_uuid, both_legs
+                )
+                for s in INDEXED_SCOPES
+            ],
+            lambda: store_index_status(store),
         )
         embed_case = Case("query embedding", "-", "-")
         embedded = measure(
@@ -453,25 +453,6 @@ def _timed_case(
     )
     _progress(size, m)
     return m
-
-
-def wait_for_indexes(
-    search_scope: Callable[[str], object],
-    status: Callable[[], dict[str, int]],
-    timeout_s: float = 3600.0,
-) -> float:
-    """Search each scope once (that starts the background build of an HNSW index, and of
-    an in-memory term index, for a big graph) and wait until no build is running, so the
-    timed calls measure the indexes, not search beside a build. Returns the seconds
-    waited."""
-    started = time.perf_counter()
-    for scope in ("edges", "nodes", "episodes"):
-        search_scope(scope)
-    while status().get("building", 0):
-        if time.perf_counter() - started > timeout_s:
-            raise RuntimeError(f"indexes still building after {timeout_s:.0f} s")
-        time.sleep(0.5)
-    return round(time.perf_counter() - started, 1)
 
 
 def _timed(fn: Callable[[], object]) -> float:
@@ -544,8 +525,11 @@ def _through_sdk(
             "nodes": client.graph.search_nodes,
             "episodes": client.graph.search_episodes,
         }
-        extra["index_build_s"] = wait_for_indexes(
-            lambda scope: methods[scope](graph_uuid, query=queries[0].text, page_size=PAGE_SIZE),
+        extra["index_build_s"] = wait_for_builds(
+            [
+                partial(methods[s], graph_uuid, query=queries[0].text, page_size=PAGE_SIZE)
+                for s in INDEXED_SCOPES
+            ],
             server.index_status,
         )
         since = DateFilter(field="created_at", operator="gte", value=FILTER_SINCE)

@@ -7,11 +7,14 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
 import httpx
+
+from graphrecall.store.base import Store
 
 
 def free_port() -> int:
@@ -71,17 +74,10 @@ class ServerProcess:
         raise RuntimeError(f"the server did not come up in {self.startup_timeout:.0f} s")
 
     def index_status(self) -> dict[str, int]:
-        """How many of the server's HNSW and in-memory term indexes are ``building``."""
+        """The server's HNSW and in-memory term indexes: how many are ``ready`` and how
+        many ``building``, from ``/healthz``."""
         health = httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=10).json()
-        building = sum(
-            health.get(key, {}).get("building", 0) for key in ("vector_indexes", "text_indexes")
-        )
-        return {"building": building}
-
-    def vector_index_status(self) -> dict[str, int]:
-        """The server's HNSW index builds (``ready``, ``building``), from ``/healthz``."""
-        health = httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=10).json()
-        return dict(health.get("vector_indexes", {}))
+        return added(health.get("vector_indexes", {}), health.get("text_indexes", {}))
 
     def __exit__(
         self,
@@ -104,3 +100,31 @@ class ServerProcess:
         if self._log is not None:
             self._log.close()
             self._log = None
+
+
+def added(*statuses: dict[str, int]) -> dict[str, int]:
+    """Index statuses (``ready``, ``building``) summed."""
+    return {key: sum(s.get(key, 0) for s in statuses) for key in ("ready", "building")}
+
+
+def store_index_status(store: Store) -> dict[str, int]:
+    """An in-process store's HNSW and in-memory term indexes, summed."""
+    return added(store.vector_index_status(), store.text_index_status())
+
+
+def wait_for_builds(
+    searches: Sequence[Callable[[], object]],
+    status: Callable[[], dict[str, int]],
+    timeout_s: float = 3600.0,
+) -> float:
+    """Run each search once (that starts the background builds of the HNSW and term
+    indexes of a big graph or space) and wait until no build is running, so the timed
+    calls measure the indexes, not search beside a build. Returns the seconds waited."""
+    started = time.perf_counter()
+    for search in searches:
+        search()
+    while status().get("building", 0):
+        if time.perf_counter() - started > timeout_s:
+            raise RuntimeError(f"indexes still building after {timeout_s:.0f} s")
+        time.sleep(0.5)
+    return round(time.perf_counter() - started, 1)

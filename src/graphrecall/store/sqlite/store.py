@@ -747,8 +747,8 @@ class SQLiteStore(Store):
         )
         table, found, checked = index.table, [], 0
         for rowids, scores in chunks:
-            if checked >= TERM_INDEX_CHECK_MAX:
-                return None
+            if checked + len(rowids) > TERM_INDEX_CHECK_MAX and checked:
+                return None  # the filter passes few of the best rows: FTS5 filters as it ranks
             score_of = dict(zip(rowids.tolist(), scores.tolist(), strict=True))
             # CROSS JOIN: look the rows up by rowid, never scan an index of the filter.
             rows = self._read(
