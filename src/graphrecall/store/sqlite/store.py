@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import queue
 import sqlite3
 import threading
@@ -745,10 +746,17 @@ class SQLiteStore(Store):
             owner if isinstance(owner, str) else None,
             limit,
         )
-        table, found, checked = index.table, [], 0
+        table, checked = index.table, 0
+        found: list[tuple[str, float]] = []
         for rowids, scores in chunks:
-            if checked + len(rowids) > TERM_INDEX_CHECK_MAX and checked:
-                return None  # the filter passes few of the best rows: FTS5 filters as it ranks
+            if checked:
+                # The filter passes few of the best rows (so far len(found) of checked):
+                # when filling the page would take more than the budget, FTS5 answers,
+                # since it filters as it ranks.
+                rate = len(found) / checked
+                needed = (limit - len(found)) / rate if rate else math.inf
+                if checked + needed > TERM_INDEX_CHECK_MAX:
+                    return None
             score_of = dict(zip(rowids.tolist(), scores.tolist(), strict=True))
             # CROSS JOIN: look the rows up by rowid, never scan an index of the filter.
             rows = self._read(
