@@ -786,8 +786,9 @@ class SQLiteStore(Store):
         return index
 
     def wait_for_term_indexes(self, timeout: float = 120.0) -> bool:
-        """Build the in-memory term index of every big table now and wait for it (for
-        benchmarks, which should time a warm server); True when all are current."""
+        """Start building the in-memory term index of every big table whose copy is not
+        current, and wait for the builds (for tests and benchmarks, which should time a
+        warm store); True when none is still running after ``timeout`` seconds."""
         for kind, table in TABLES.items():
             if table in FTS_TABLES:
                 self._term_index(kind)
