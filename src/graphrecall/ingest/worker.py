@@ -216,9 +216,12 @@ class Worker:
         if not self._maintenance.acquire(blocking=False):
             return False
         try:
-            return self.store.compact_text_indexes()
+            if self.store.compact_text_indexes():
+                return True
+            self.store.refresh_text_indexes()  # writes and their compaction are done
+            return False
         except Exception:
-            log.exception("full-text index compaction failed")
+            log.exception("full-text index maintenance failed")
             return False
         finally:
             self._maintenance.release()

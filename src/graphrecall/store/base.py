@@ -176,6 +176,12 @@ class Store(ABC):
         compaction does nothing."""
         return False
 
+    def refresh_text_indexes(self) -> None:
+        """Start bringing stale in-memory copies of full-text indexes up to date in the
+        background (an idle worker calls it once writes have stopped); a backend that keeps
+        none does nothing."""
+        return None
+
     # -- provenance ------------------------------------------------------------------
     @abstractmethod
     def link_episodes(

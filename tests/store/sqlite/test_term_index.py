@@ -4,6 +4,7 @@ order, with the very scores FTS5's ``bm25()`` gives; never used once FTS5 has ch
 from __future__ import annotations
 
 import random
+import time
 from datetime import timedelta
 
 import pytest
@@ -12,6 +13,8 @@ from graphrecall.domain import clock
 from graphrecall.domain import predicates as p
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode
+from graphrecall.ingest.context import IngestContext
+from graphrecall.ingest.worker import Worker
 from graphrecall.store import Store
 from graphrecall.store.sqlite import fulltext, term_index
 from graphrecall.store.sqlite.migrations import FTS_TOKENIZE
@@ -169,3 +172,30 @@ def test_small_tables_are_searched_on_fts5_alone(store: Store) -> None:
     assert len(store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])) == 2
     assert store.wait_for_term_indexes(5)  # type: ignore[attr-defined]
     assert not store._term_indexes._current  # type: ignore[attr-defined]
+
+
+@pytest.mark.usefixtures("small_tables")
+def test_an_idle_worker_brings_a_searched_tables_copy_up_to_date(store: Store) -> None:
+    rng = random.Random(9)
+    edges(store, [sentence(rng) for _ in range(100)])
+    store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
+    indexes = store._term_indexes  # type: ignore[attr-defined]
+    assert indexes.wait(30)
+    assert set(indexes._current) == {"edges"}  # only the table searched has a copy
+    (new,) = edges(store, ["zanzibar"])
+    stale = indexes._current["edges"]
+    worker = Worker(
+        IngestContext(store=store, embedder=None, extractor=None), poll_seconds=0.05, threads=1
+    )
+    worker.start()
+    try:
+        deadline = time.monotonic() + 30
+        while indexes._current["edges"] is stale:  # no search asked for it
+            assert time.monotonic() < deadline, "the idle worker did not rebuild the copy"
+            time.sleep(0.05)
+    finally:
+        worker.stop()
+    assert indexes._current["edges"].matches("zanzibar") == 1
+    assert set(indexes._current) == {"edges"}
+    indexed, plain = both(store, Edge, ["zanzibar"], 5)
+    assert indexed == plain == [(new, indexed[0][1])]

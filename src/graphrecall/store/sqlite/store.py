@@ -785,6 +785,14 @@ class SQLiteStore(Store):
             self._term_indexes.refresh(table, _owner_field(kind), FTS_COLUMN_WEIGHTS.get(table, ()))
         return index
 
+    def refresh_text_indexes(self) -> None:
+        """Rebuild the stale copies of the tables searched from a copy before (not those
+        never searched), so that the first searches after a burst of writes find it
+        current."""
+        for kind, table in TABLES.items():
+            if self._term_indexes.has(table):
+                self._term_index(kind)
+
     def wait_for_term_indexes(self, timeout: float = 120.0) -> bool:
         """Start building the in-memory term index of every big table whose copy is not
         current, and wait for the builds (for tests and benchmarks, which should time a

@@ -243,6 +243,10 @@ class TermIndexes:
         index = self._current.get(table)
         return index if index is not None and index.cookie == cookie else None
 
+    def has(self, table: str) -> bool:
+        """Whether ``table`` has a copy, current or not."""
+        return table in self._current
+
     def refresh(self, table: str, owner_field: str, weights: Sequence[float]) -> None:
         """Start rebuilding ``table``'s copy in the background, unless one is being built
         or the last build ended too recently."""
