@@ -27,6 +27,7 @@ import math
 import sqlite3
 import threading
 import time
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,8 +163,9 @@ def build(
         names = [r[1] for r in conn.execute(f"PRAGMA table_info({fts})")]
         weight_of = {n: weights[i] if i < len(weights) else 1.0 for i, n in enumerate(names)}
         spans: dict[str, tuple[int, int]] = {}
-        docs: list[int] = []
-        freqs: list[float] = []
+        # Typed arrays, not lists: a million messages are tens of millions of postings.
+        docs = array("q")
+        freqs = array("f")
         term, doc = None, -1
         for t, d, column in conn.execute("SELECT term, doc, col FROM temp.postings"):
             weight = weight_of[column]
@@ -192,8 +194,8 @@ def build(
         owners=owners,
         owner_codes=owner_codes,
         spans=spans,
-        docs=np.searchsorted(rowids, np.asarray(docs, dtype=np.int64)).astype(np.int32),
-        freqs=np.asarray(freqs, dtype=np.float32),
+        docs=np.searchsorted(rowids, np.frombuffer(docs, dtype=np.int64)).astype(np.int32),
+        freqs=np.frombuffer(freqs, dtype=np.float32).copy(),
     )
 
 
