@@ -11,13 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from graphrecall.domain import clock
-from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.worker import Worker
 from graphrecall.store import Store, open_store
 from graphrecall.store.sqlite import store as sqlite_store
+from tests.store.sqlite.facts import insert_facts
 
 GRAPH = "g-compaction"
 WORDS = ["hiking", "pottery", "guitar", "camping", "painting", "running", "baking", "chess"]
@@ -38,23 +37,9 @@ def store(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
 
 
 def _facts(store: Store, n: int, start: int = 0) -> None:
-    stamp = clock.now()
     for i in range(start, start + n):  # one transaction (one new segment) per fact
-        store.insert(
-            [
-                Edge(
-                    uuid=new_id(),
-                    graph_uuid=GRAPH,
-                    name="ENJOYS",
-                    fact=f"Person {i} enjoys {WORDS[i % len(WORDS)]} number{i} "
-                    + " ".join(f"w{i}x{k}" for k in range(8)),
-                    source_node_uuid=new_id(),
-                    target_node_uuid=new_id(),
-                    created_at=stamp,
-                    updated_at=stamp,
-                )
-            ]
-        )
+        text = f"Person {i} enjoys {WORDS[i % len(WORDS)]} number{i} "
+        insert_facts(store, [text + " ".join(f"w{i}x{k}" for k in range(8))], GRAPH)
 
 
 def _index_rows(path: Path) -> int:

@@ -5,33 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from graphrecall.domain import clock
-from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge
 from graphrecall.store import Store
 from graphrecall.store.sqlite import fulltext
 from graphrecall.store.sqlite import store as sqlite_store
+from tests.store.sqlite.facts import insert_facts
 
 GRAPH = "g-fulltext"
 
 
 def facts(store: Store, texts: list[str], graph: str = GRAPH) -> None:
-    stamp = clock.now()
-    store.insert(
-        [
-            Edge(
-                uuid=new_id(),
-                graph_uuid=graph,
-                name="REL",
-                fact=text,
-                source_node_uuid=new_id(),
-                target_node_uuid=new_id(),
-                created_at=stamp,
-                updated_at=stamp,
-            )
-            for text in texts
-        ]
-    )
+    insert_facts(store, texts, graph)
 
 
 def search(store: Store, terms: list[str], limit: int, *, plain: bool) -> list[tuple[str, float]]:

@@ -18,6 +18,7 @@ from graphrecall.ingest.worker import Worker
 from graphrecall.store import Store
 from graphrecall.store.sqlite import fulltext, term_index
 from graphrecall.store.sqlite.migrations import FTS_TOKENIZE
+from tests.store.sqlite.facts import insert_facts
 
 GRAPH, OTHER = "g-terms", "g-other"
 WORDS = ["jordan", "tennis", "court", "racket", "lisbon", "moving", "moves", "trip"]
@@ -25,22 +26,7 @@ WORDS += ["piano", "lesson", "cat", "dog"]
 
 
 def edges(store: Store, texts: list[str], graph: str = GRAPH) -> list[str]:
-    stamp = clock.now()
-    records = [
-        Edge(
-            uuid=new_id(),
-            graph_uuid=graph,
-            name="REL",
-            fact=text,
-            source_node_uuid=new_id(),
-            target_node_uuid=new_id(),
-            created_at=stamp,
-            updated_at=stamp,
-        )
-        for text in texts
-    ]
-    store.insert(records)
-    return [r.uuid for r in records]
+    return insert_facts(store, texts, graph)
 
 
 def sentence(rng: random.Random) -> str:
