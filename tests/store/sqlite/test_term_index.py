@@ -4,8 +4,11 @@ order, with the very scores FTS5's ``bm25()`` gives; never used once FTS5 has ch
 from __future__ import annotations
 
 import random
+import sqlite3
 import time
 from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +20,13 @@ from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.worker import Worker
 from graphrecall.store import Store
 from graphrecall.store.sqlite import fulltext, term_index
-from graphrecall.store.sqlite.migrations import FTS_TOKENIZE
+from graphrecall.store.sqlite.migrations import (
+    CHANGE_LOG,
+    FTS_TABLES,
+    FTS_TOKENIZE,
+    ensure_change_log,
+    migrate,
+)
 from tests.store.sqlite.facts import insert_facts
 
 GRAPH, OTHER = "g-terms", "g-other"
@@ -115,24 +124,165 @@ def test_filters_and_selective_filters_give_fts5s_rows(
     assert indexed == plain and indexed
 
 
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The tables whose copy was read whole, once per reading."""
+    done: list[str] = []
+    real = term_index.build
+
+    def counted(path: Any, table: str, *args: Any) -> term_index.TermIndex:
+        done.append(table)
+        return real(path, table, *args)
+
+    monkeypatch.setattr(term_index, "build", counted)
+    return done
+
+
+def messages(store: Store, texts: list[str], thread: str, start_minute: int = 0) -> list[str]:
+    start = clock.now_dt().replace(microsecond=0) - timedelta(days=1)
+    records = [
+        Episode(
+            uuid=new_id(),
+            graph_uuid=GRAPH,
+            content=text,
+            source="message",
+            role="user",
+            role_name="Jordan" if i % 2 else "Avery",
+            thread_uuid=thread,
+            reference_time=clock.to_iso(start + timedelta(minutes=start_minute + i)),
+            created_at=clock.to_iso(start + timedelta(minutes=start_minute + i)),
+        )
+        for i, text in enumerate(texts)
+    ]
+    store.insert(records)
+    return [r.uuid for r in records]
+
+
 @pytest.mark.usefixtures("small_tables")
-def test_a_write_makes_the_index_stale_until_it_is_rebuilt(store: Store) -> None:
+def test_writes_are_caught_up_with_not_read_again(store: Store, builds: list[str]) -> None:
+    """Inserts, rewrites and deletes after the copy was read: each search that finds it
+    stale reads only the rows changed, and ranks exactly as FTS5 does."""
     rng = random.Random(5)
-    old = edges(store, [sentence(rng) for _ in range(100)])
+    ids = edges(store, [sentence(rng) for _ in range(150)])
     store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
     assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
-    built = store._term_indexes._current["edges"]  # type: ignore[attr-defined]
+    assert builds.count("edges") == 1
+    indexes = store._term_indexes  # type: ignore[attr-defined]
     (new,) = edges(store, ["zanzibar tennis tennis"])
-    # FTS5 has changed: the old copy is not used, the new row is found at once.
-    assert [u for u, _ in store.text_search(Edge, {"graph_uuid": GRAPH}, ["zanzibar"])] == [new]
-    assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
-    rebuilt = store._term_indexes._current["edges"]  # type: ignore[attr-defined]
-    assert rebuilt is not built and rebuilt.matches("zanzibar") == 1
     indexed, plain = both(store, Edge, ["zanzibar", "tennis"], 5)
     assert indexed == plain and indexed[0][0] == new
-    store.delete(Edge, {"graph_uuid": GRAPH, "uuid": old[:50]})
-    indexed, plain = both(store, Edge, ["tennis", "cat"], 500)
-    assert indexed == plain and not set(old[:50]) & {u for u, _ in indexed}
+    for step in range(12):
+        if step % 3 == 0:
+            ids += edges(store, [sentence(rng) for _ in range(rng.randint(1, 20))])
+        elif step % 3 == 1:
+            gone = rng.sample(ids, 8)
+            store.delete(Edge, {"graph_uuid": GRAPH, "uuid": gone})
+            ids = [u for u in ids if u not in gone]
+        else:
+            for uuid in rng.sample(ids, 5):  # a rewritten fact: its old words are dropped
+                edge = store.get(Edge, uuid)
+                assert edge is not None
+                store.update(edge.model_copy(update={"fact": sentence(rng)}))
+        terms = rng.sample(WORDS, rng.randint(1, 4))
+        indexed, plain = both(store, Edge, terms, rng.choice([3, 10, 500]))
+        assert indexed == plain
+    copy = indexes._current["edges"]
+    # the first copy, a segment per search after inserts or rewrites, none for deletes
+    assert builds.count("edges") == 1 and len(copy.segments) == 10 and copy.alive is not None
+    assert copy.rows == len(ids) + 1 and indexes.caught_up >= 13
+
+
+@pytest.mark.usefixtures("small_tables")
+def test_a_messages_neighbours_reindexed_by_its_triggers_are_caught_up_with(
+    store: Store, builds: list[str]
+) -> None:
+    """A message's context and reply columns hold its neighbours' words: a message put
+    between two others, or deleted, re-indexes them, and the copy follows."""
+    rng = random.Random(13)
+    thread = new_id()
+    ids = messages(store, [sentence(rng) for _ in range(60)], thread, start_minute=0)
+    store.text_search(Episode, {"graph_uuid": GRAPH}, ["tennis"])
+    assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    (between,) = messages(store, ["zanzibar ferry"], thread, start_minute=10)
+    # the message is the reply of the one before it and the context of the two after it
+    indexed, plain = both(store, Episode, ["zanzibar"], 10)
+    assert indexed == plain and len(indexed) >= 2 and between in {u for u, _ in indexed}
+    store.delete(Episode, {"graph_uuid": GRAPH, "uuid": [between, ids[30]]})
+    indexed, plain = both(store, Episode, ["zanzibar", "tennis", "avery"], 100)
+    assert indexed == plain and not {between, ids[30]} & {u for u, _ in indexed}
+    assert not both(store, Episode, ["zanzibar"], 10)[0]
+    assert builds.count("episodes") == 1
+
+
+@pytest.mark.usefixtures("small_tables")
+def test_compaction_changes_no_posting_and_is_caught_up_with_at_once(
+    store: Store, builds: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(17)
+    for _ in range(20):  # one FTS5 segment per transaction
+        edges(store, [sentence(rng) for _ in range(10)])
+    store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
+    assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    copy = store._term_indexes._current["edges"]  # type: ignore[attr-defined]
+    monkeypatch.setattr("graphrecall.store.sqlite.store.COMPACT_MIN_ROWS", 1)
+    while store.compact_text_indexes():
+        pass
+    indexed, plain = both(store, Edge, ["tennis", "cat"], 50)
+    assert indexed == plain
+    now = store._term_indexes._current["edges"]  # type: ignore[attr-defined]
+    assert now.cookie != copy.cookie and now.segments == copy.segments
+    assert builds.count("edges") == 1
+
+
+@pytest.mark.usefixtures("small_tables")
+def test_a_copy_too_far_behind_or_past_the_pruned_log_is_read_again(
+    store: Store, builds: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(19)
+    edges(store, [sentence(rng) for _ in range(50)])
+    store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
+    assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    monkeypatch.setattr(term_index, "CATCH_UP_MAX", 10)
+    edges(store, [sentence(rng) for _ in range(11)])  # 11 changes pending
+    indexed, plain = both(store, Edge, ["tennis", "cat"], 100)
+    assert indexed == plain and builds.count("edges") == 2
+    # Pruning leaves the newest entries: a copy behind them cannot catch up.
+    edges(store, [sentence(rng) for _ in range(5)])
+    monkeypatch.setattr("graphrecall.store.sqlite.store.CHANGE_LOG_KEEP", 2)
+    store._prune_change_log()  # type: ignore[attr-defined]
+    indexed, plain = both(store, Edge, ["tennis", "cat"], 100)
+    assert indexed == plain and builds.count("edges") == 3
+
+
+@pytest.mark.usefixtures("small_tables")
+def test_without_a_change_log_a_stale_copy_is_read_again(store: Store, builds: list[str]) -> None:
+    """Where the log's triggers could not be made (SQLite's defensive mode), a copy is
+    never caught up: it is read again whole after writes."""
+    rng = random.Random(23)
+    edges(store, [sentence(rng) for _ in range(50)])
+    store._term_indexes.logged = frozenset()  # type: ignore[attr-defined]
+    store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
+    assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    (new,) = edges(store, ["zanzibar tennis"])
+    # FTS5 has changed: the old copy is not used, the new row is found at once.
+    assert [u for u, _ in store.text_search(Edge, {"graph_uuid": GRAPH}, ["zanzibar"])] == [new]
+    indexed, plain = both(store, Edge, ["zanzibar", "tennis"], 5)
+    assert indexed == plain and indexed[0][0] == new and builds.count("edges") == 2
+
+
+def test_the_change_log_triggers_are_remade_when_an_index_is_recreated(tmp_path: Path) -> None:
+    conn = sqlite3.connect(str(tmp_path / "x.db"), isolation_level=None)
+    migrate(conn)
+    assert ensure_change_log(conn) == frozenset(FTS_TABLES)
+    conn.execute("DROP TABLE memories_fts")  # as a migration recreating it would
+    conn.execute(
+        "CREATE VIRTUAL TABLE memories_fts USING fts5(content, content='memories',"
+        " content_rowid='rowid')"
+    )
+    assert ensure_change_log(conn) == frozenset(FTS_TABLES)
+    conn.execute("INSERT INTO memories_fts(rowid, content) VALUES (7, 'hello')")
+    assert conn.execute(f"SELECT tbl, row FROM {CHANGE_LOG}").fetchall() == [("memories", 7)]
+    conn.close()
 
 
 def test_query_terms_are_stemmed_as_the_index_stems_them() -> None:

@@ -6,7 +6,10 @@ Append new migrations; never edit one that has shipped.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
+
+logger = logging.getLogger(__name__)
 
 # How every full-text index splits and stems text (the query side: term_index.Tokenizer).
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
@@ -41,6 +44,8 @@ def _fts(tables: dict[str, tuple[str, ...]]) -> str:
     return "".join(out)
 
 
+# Every row a full-text index adds or drops, in order (migration 14, term_index.py).
+CHANGE_LOG = "text_index_changes"
 # The tables with a full-text index (``{table}_fts``).
 FTS_TABLES = ("episodes", "edges", "nodes", "observations", "thread_summaries", "memories")
 # How much a column of a full-text index counts in its BM25 score (``bm25()`` arguments,
@@ -518,7 +523,57 @@ MIGRATIONS: list[str] = [
     END;
     INSERT INTO episodes_fts(episodes_fts) VALUES ('rebuild');
     """,
+    # 14: the change log of the full-text indexes: every row an index adds or drops, so
+    # that an in-memory copy of the postings (term_index.py) catches up with writes
+    # instead of being read again whole. Its triggers sit on the indexes' shadow tables
+    # and are (re)made at every open (``ensure_change_log``).
+    f"""
+    CREATE TABLE {CHANGE_LOG} (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        tbl TEXT NOT NULL,
+        row INTEGER NOT NULL
+    );
+    """,
 ]
+
+
+def ensure_change_log(conn: sqlite3.Connection) -> frozenset[str]:
+    """Make the triggers that log each full-text index's changes in ``CHANGE_LOG``
+    where they are missing; returns the tables whose changes are logged.
+
+    FTS5 keeps one ``{table}_fts_docsize`` row per indexed row and writes it on every
+    insert and delete, whichever trigger or command (``rebuild`` too) changed the index, so
+    triggers there see every change, the neighbours a message's triggers re-index
+    included. They live outside the migrations because recreating an index (as migrations
+    8, 10, 11 and 13 did) drops them, and because a connection in SQLite's defensive mode
+    may not put triggers on shadow tables: then nothing is logged, and the copies are
+    read again whole after writes, as before."""
+    logged = set()
+    for table in FTS_TABLES:
+        docsize = f"{table}_fts_docsize"
+        statements = [
+            f"CREATE TRIGGER IF NOT EXISTS {docsize}_{event.lower()}_log AFTER {event} ON"
+            f" {docsize} BEGIN INSERT INTO {CHANGE_LOG}(tbl, row) VALUES ('{table}', {ref}.id);"
+            " END"
+            for event, ref in (("INSERT", "new"), ("DELETE", "old"))
+        ]
+        names = [f"{docsize}_insert_log", f"{docsize}_delete_log"]
+        present = conn.execute(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)", names
+        ).fetchone()[0]
+        if present < len(names):
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                for statement in statements:
+                    conn.execute(statement)
+                conn.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                logger.warning("full-text changes of %s are not logged: %s", table, exc)
+                continue
+        logged.add(table)
+    return frozenset(logged)
 
 
 def migrate(conn: sqlite3.Connection, target: int | None = None) -> int:

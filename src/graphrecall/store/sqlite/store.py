@@ -53,9 +53,11 @@ from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.base import R, Scope, Store, Vector
 from graphrecall.store.sqlite import fulltext, term_index
 from graphrecall.store.sqlite.migrations import (
+    CHANGE_LOG,
     FTS_COLUMN_WEIGHTS,
     FTS_TABLES,
     FTS_TOKENIZE,
+    ensure_change_log,
     migrate,
 )
 from graphrecall.store.sqlite.predicates import Compiler, register_functions
@@ -108,6 +110,10 @@ POST_FILTER_FETCH_MAX = 20_000
 COMPACT_PAGES = 500
 COMPACT_GROWTH = 0.1
 COMPACT_MIN_ROWS = 1_000
+# The full-text change log keeps its newest CHANGE_LOG_KEEP entries (a copy further
+# behind than term_index.CATCH_UP_MAX is read again whole anyway); it is pruned by
+# compaction once it holds twice as many.
+CHANGE_LOG_KEEP = 10_000
 JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
 JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
 # The tenant column of record kinds not owned by a graph (embeddings are kept per owner).
@@ -159,6 +165,7 @@ class SQLiteStore(Store):
         register_functions(self._conn)
         with self._lock:
             migrate(self._conn)
+            logged = ensure_change_log(self._conn)
         # A second, read-only connection for the vector matrices: in WAL mode it reads
         # without waiting for the main connection, so the vector leg runs while the lexical
         # leg's FTS query holds the main one.
@@ -172,8 +179,9 @@ class SQLiteStore(Store):
         self._read_opened = 0
         self._read_pool_lock = threading.Lock()
         # In-memory copies of the big tables' full-text postings (term_index.py).
-        self._term_indexes = TermIndexes(path, _tune)
         self._tokenizer = Tokenizer(FTS_TOKENIZE)
+        self._term_indexes = TermIndexes(path, _tune, self._tokenizer)
+        self._term_indexes.logged = logged
         self._closed = False
 
     # -- lifecycle -------------------------------------------------------------------
@@ -773,17 +781,34 @@ class SQLiteStore(Store):
 
     def _term_index(self, kind: type[Record]) -> TermIndex | None:
         """The current in-memory term index of ``kind``'s table, if it is big enough to
-        have one and it is up to date (else a rebuild starts in the background)."""
+        have one: caught up with the writes since it was read when they are few, else
+        None while it is rebuilt in the background."""
         table = self._table(kind)
         if self.in_transaction() or self._row_count(table) < term_index.MIN_ROWS:
             return None
         structure = self._read(
             f"SELECT block FROM {table}_fts_data WHERE id = ?", [term_index.STRUCTURE_ID]
         )
-        index = self._term_indexes.get(table, bytes(structure[0][0])) if structure else None
-        if index is None:
-            self._term_indexes.refresh(table, _owner_field(kind), FTS_COLUMN_WEIGHTS.get(table, ()))
-        return index
+        if not structure:
+            return None
+        return self._term_indexes.current(
+            table,
+            bytes(structure[0][0]),
+            _owner_field(kind),
+            FTS_COLUMN_WEIGHTS.get(table, ()),
+            self._pooled,
+        )
+
+    @contextmanager
+    def _pooled(self) -> Iterator[sqlite3.Connection | None]:
+        """A pooled read-only connection for the caller's own transaction (None when the
+        pool is at its limit)."""
+        conn = self._checkout()
+        try:
+            yield conn
+        finally:
+            if conn is not None:
+                self._read_pool.put(conn)
 
     def refresh_text_indexes(self) -> None:
         """Rebuild the stale copies of the tables searched from a copy before (not those
@@ -1011,6 +1036,7 @@ class SQLiteStore(Store):
         transaction. An index is merged again only once its table has grown by
         COMPACT_GROWTH (and COMPACT_MIN_ROWS rows) since it was last merged, so the cost
         stays proportional to what was written."""
+        self._prune_change_log()
         for table in FTS_TABLES:
             key = f"fts_compacted_rows:{table}"
             # Read first: an idle worker asks every few seconds, and most often nothing
@@ -1034,6 +1060,15 @@ class SQLiteStore(Store):
                     "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [key, str(rows)]
                 )
         return False
+
+    def _prune_change_log(self) -> None:
+        """Drop all but the newest CHANGE_LOG_KEEP entries of the full-text change log,
+        once it holds twice as many (a copy they would have served is rebuilt)."""
+        first, last = self._query(f"SELECT min(seq), max(seq) FROM {CHANGE_LOG}")[0]
+        if first is None or last - first < 2 * CHANGE_LOG_KEEP:
+            return
+        with self.transaction():
+            self._conn.execute(f"DELETE FROM {CHANGE_LOG} WHERE seq <= ?", [last - CHANGE_LOG_KEEP])
 
     def setting(self, key: str, default: str) -> str:
         with self.transaction():

@@ -15,25 +15,35 @@ the same order of operations, so every score equals the one ``bm25()`` returns (
 
 The copy is a cache, never a second source of truth: it records the FTS5 structure record
 it was read at (which every committed write to the index changes) and is used only while
-that record is unchanged. :class:`TermIndexes` rebuilds a stale copy in the background,
-at most once per :data:`REBUILD_GAP_FACTOR` times its last build time, and full-text
-search meanwhile runs on FTS5 as before.
+that record is unchanged. Writes are caught up with, not rebuilt from scratch: triggers on
+each index's ``_docsize`` shadow table (``migrations.ensure_change_log``) log every row the
+index adds or drops, and a search that finds the copy stale reads the rows logged since
+(:func:`catch_up`, ~0.3 ms a row) into a small new :class:`Segment`, marking their old
+postings dead. After many writes, or when the log has been pruned past the copy,
+:class:`TermIndexes` rebuilds the copy in the background, at most once per
+:data:`REBUILD_GAP_FACTOR` times its last build time; full-text search meanwhile runs on
+FTS5 (or on the caught-up copy).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import sqlite3
 import threading
 import time
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from graphrecall.store.sqlite.migrations import CHANGE_LOG
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +54,16 @@ MIN_ROWS = 20_000
 # rebuilds cost at most ~1/(1+factor) of one core.
 REBUILD_GAP_FACTOR = 4.0
 REBUILD_MIN_GAP_S = 2.0
+# A search catches the copy up itself when at most this many changes were logged since it
+# was read (each changed row costs ~0.3 ms to read and tokenize); more, and the copy is
+# rebuilt in the background.
+CATCH_UP_MAX = 500
+# Rows written since the copy was read, past which it is rebuilt in the background (it
+# is still used, caught up, meanwhile): the larger of these, and at most SEGMENTS_MAX
+# catch-ups, each of which a query visits.
+DELTA_MIN_ROWS = 2_000
+DELTA_SHARE = 0.02
+SEGMENTS_MAX = 64
 # FTS5's BM25 constants (fts5_aux.c).
 K1 = 1.2
 B = 0.75
@@ -52,6 +72,8 @@ STRUCTURE_ID = 10
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
+Bools = npt.NDArray[np.bool_]
+Codes = npt.NDArray[np.int32]
 
 
 def _varints(blob: bytes) -> int:
@@ -68,31 +90,133 @@ def _varints(blob: bytes) -> int:
 
 
 @dataclass(frozen=True)
-class TermIndex:
-    """The postings of one table's full-text index, as of FTS5 structure ``cookie``."""
+class Segment:
+    """The postings of rows read at one time, numbered by their position in ``rowids``."""
 
-    table: str
-    cookie: bytes
-    rowids: Ints  # ascending; position = the row's dense number
-    length_norm: Floats  # per row: K1 * ((1 - B) + (B * tokens) / average tokens)
-    owners: npt.NDArray[np.int32]  # per row: its owner's number in ``owner_codes``
-    owner_codes: dict[str, int]
+    rowids: Ints  # ascending
+    tokens: Floats  # per row: its token count over all columns
+    owners: Codes  # per row: its owner's number in the index's ``owner_codes``
     spans: dict[str, tuple[int, int]]  # term -> [start, end) in docs / freqs
-    docs: npt.NDArray[np.int32]  # dense row numbers, grouped by term
+    docs: npt.NDArray[np.int32]  # row numbers, grouped by term
     freqs: npt.NDArray[np.float32]  # weighted frequency of the term in the row
 
     @property
-    def rows(self) -> int:
+    def size(self) -> int:
         return len(self.rowids)
 
-    def matches(self, term: str) -> int:
+    def postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]:
         start, end = self.spans.get(term, (0, 0))
-        return end - start
+        return self.docs[start:end], self.freqs[start:end]
+
+    def numbers(self, rowids: Ints) -> Ints:
+        """The positions of those of ``rowids`` this segment holds."""
+        at = np.searchsorted(self.rowids, rowids)
+        inside = at < self.size
+        at, rowids = at[inside], rowids[inside]
+        found: Ints = at[self.rowids[at] == rowids]
+        return found
+
+
+def _segment(
+    sized: Sequence[tuple[int, bytes]],
+    owned: Sequence[tuple[int, object]],
+    postings: Iterable[tuple[str, int, str]],
+    weight_of: dict[str, float],
+    owner_codes: dict[str, int],
+) -> Segment:
+    """A segment from its rows' ``(rowid, _docsize)``, ``(rowid, owner)`` in rowid order and
+    their ``(term, rowid, column)`` postings in term order (an ``fts5vocab`` instance
+    table); new owners are added to ``owner_codes``."""
+    rowids = np.fromiter((r[0] for r in sized), dtype=np.int64, count=len(sized))
+    tokens = np.fromiter((_varints(r[1]) for r in sized), dtype=np.float64, count=len(sized))
+    owners = np.full(len(rowids), -1, dtype=np.int32)
+    at = np.searchsorted(rowids, np.fromiter((r[0] for r in owned), np.int64, len(owned)))
+    for position, (_, name) in zip(at.tolist(), owned, strict=True):
+        if position < len(rowids):
+            owners[position] = owner_codes.setdefault(str(name), len(owner_codes))
+    spans: dict[str, tuple[int, int]] = {}
+    # Typed arrays, not lists: a million messages are tens of millions of postings.
+    docs = array("q")
+    freqs = array("f")
+    term, doc = None, -1
+    for t, d, column in postings:
+        weight = weight_of[column]
+        if t != term:
+            if term is not None:
+                spans[term] = (spans[term][0], len(docs))
+            spans[t] = (len(docs), len(docs))
+            term, doc = t, -1
+        if d == doc:
+            freqs[-1] += weight
+        else:
+            docs.append(d)
+            freqs.append(weight)
+            doc = d
+    if term is not None:
+        spans[term] = (spans[term][0], len(docs))
+    return Segment(
+        rowids=rowids,
+        tokens=tokens,
+        owners=owners,
+        spans=spans,
+        docs=np.searchsorted(rowids, np.frombuffer(docs, dtype=np.int64)).astype(np.int32),
+        freqs=np.frombuffer(freqs, dtype=np.float32).copy(),
+    )
+
+
+@dataclass(frozen=True)
+class TermIndex:
+    """The postings of one table's full-text index, as of FTS5 structure ``cookie`` and
+    change-log entry ``seq``: the rows read whole first, then a segment per catch-up, each
+    row numbered from its segment's offset; ``alive`` marks the rows still current."""
+
+    table: str
+    cookie: bytes
+    seq: int
+    segments: tuple[Segment, ...]
+    offsets: tuple[int, ...]
+    alive: Bools | None  # None: every row is
+    owner_codes: dict[str, int]
+    rows: int  # current rows
+    total_tokens: float  # over the current rows
+
+    @classmethod
+    def read(
+        cls, table: str, cookie: bytes, seq: int, segment: Segment, codes: dict[str, int]
+    ) -> TermIndex:
+        return cls(
+            table=table,
+            cookie=cookie,
+            seq=seq,
+            segments=(segment,),
+            offsets=(0,),
+            alive=None,
+            owner_codes=codes,
+            rows=segment.size,
+            total_tokens=float(segment.tokens.sum()),
+        )
+
+    @property
+    def numbered(self) -> int:
+        return self.offsets[-1] + self.segments[-1].size
+
+    @property
+    def delta_rows(self) -> int:
+        """Rows read by catch-ups since the copy was read whole."""
+        return self.numbered - self.segments[0].size
+
+    def matches(self, term: str) -> int:
+        hits = 0
+        for segment, offset in zip(self.segments, self.offsets, strict=True):
+            docs, _ = segment.postings(term)
+            if self.alive is None:
+                hits += len(docs)
+            elif len(docs):
+                hits += int(np.count_nonzero(self.alive[docs + offset if offset else docs]))
+        return hits
 
     def idf(self, term: str) -> float:
-        n, hits = self.rows, self.matches(term)
-        idf = math.log((n - hits + 0.5) / (hits + 0.5))
-        return idf if idf > 0.0 else 1e-6
+        return _idf(self.rows, self.matches(term))
 
     def ranked(
         self, phrases: Sequence[str], matching: Sequence[str], owner: str | None, first: int
@@ -101,29 +225,42 @@ class TermIndex:
         in chunks of (rowids, scores) that never split a tie, the first of ``first`` rows
         (more if tied), each next four times as big; each row's score is FTS5's ``bm25()``
         over ``phrases`` in that order (its MATCH expression's phrase order)."""
-        mask = np.zeros(self.rows, dtype=bool)
+        parts_of = list(zip(self.segments, self.offsets, strict=True))
+        mask = np.zeros(self.numbered, dtype=bool)
         for term in matching:
-            start, end = self.spans.get(term, (0, 0))
-            mask[self.docs[start:end]] = True
+            for segment, offset in parts_of:
+                docs, _ = segment.postings(term)
+                mask[docs + offset if offset else docs] = True
         if owner is not None:
             code = self.owner_codes.get(owner)
             if code is None:
                 return
-            mask &= self.owners == code
+            for segment, offset in parts_of:
+                mask[offset : offset + segment.size] &= segment.owners == code
+        if self.alive is not None:
+            mask &= self.alive
         candidates = np.flatnonzero(mask)
         if not len(candidates):
             return
-        docs, parts = [], []
+        average = self.total_tokens / self.rows
+        numbers, parts = [], []
         for term in phrases:
-            start, end = self.spans.get(term, (0, 0))
-            if start == end:
+            hits = self.matches(term)
+            if not hits:
                 continue
-            d = self.docs[start:end]
-            f = self.freqs[start:end].astype(np.float64)
-            docs.append(d)
-            parts.append(self.idf(term) * ((f * (K1 + 1.0)) / (f + self.length_norm[d])))
+            idf = _idf(self.rows, hits)
+            for segment, offset in parts_of:
+                docs, freqs = segment.postings(term)
+                if not len(docs):
+                    continue
+                f = freqs.astype(np.float64)
+                norm = K1 * ((1 - B) + (B * segment.tokens[docs]) / average)
+                numbers.append(docs + offset if offset else docs)
+                parts.append(idf * ((f * (K1 + 1.0)) / (f + norm)))
         # bincount adds each row's parts in input order: phrase order, as bm25() does.
-        totals = np.bincount(np.concatenate(docs), np.concatenate(parts), minlength=self.rows)
+        totals = np.bincount(
+            np.concatenate(numbers), np.concatenate(parts), minlength=self.numbered
+        )
         scores = totals[candidates]
         size = max(1, first)
         while len(candidates):
@@ -132,9 +269,77 @@ class TermIndex:
                 top = scores >= cut  # every row tied with the cut comes along
             else:
                 top = np.ones(len(candidates), dtype=bool)
-            yield self.rowids[candidates[top]], scores[top]
+            yield self._rowids(candidates[top]), scores[top]
             candidates, scores = candidates[~top], scores[~top]
             size *= 4
+
+    def _rowids(self, numbers: Ints) -> Ints:
+        if len(self.segments) == 1:
+            return self.segments[0].rowids[numbers]
+        which = np.searchsorted(np.asarray(self.offsets), numbers, side="right") - 1
+        out = np.empty(len(numbers), dtype=np.int64)
+        for i, (segment, offset) in enumerate(zip(self.segments, self.offsets, strict=True)):
+            chosen = which == i
+            out[chosen] = segment.rowids[numbers[chosen] - offset]
+        return out
+
+    def changed(
+        self, cookie: bytes, seq: int, rowids: Ints, segment: Segment, codes: dict[str, int]
+    ) -> TermIndex:
+        """This copy with ``rowids`` dropped (deleted or rewritten) and ``segment`` (their
+        current postings, and new rows') added, as of ``cookie`` and ``seq``."""
+        alive = self.alive.copy() if self.alive is not None else None
+        rows, total = self.rows, self.total_tokens
+        for part, offset in zip(self.segments, self.offsets, strict=True):
+            local = part.numbers(rowids)
+            if not len(local):
+                continue
+            if alive is None:
+                alive = np.ones(self.numbered, dtype=bool)
+            local = local[alive[local + offset]]
+            alive[local + offset] = False
+            rows -= len(local)
+            total -= float(part.tokens[local].sum())
+        segments, offsets = self.segments, self.offsets
+        if segment.size:
+            segments, offsets = (*segments, segment), (*offsets, self.numbered)
+            if alive is not None:
+                alive = np.concatenate([alive, np.ones(segment.size, dtype=bool)])
+            rows += segment.size
+            total += float(segment.tokens.sum())
+        return TermIndex(
+            table=self.table,
+            cookie=cookie,
+            seq=seq,
+            segments=segments,
+            offsets=offsets,
+            alive=alive,
+            owner_codes=codes,
+            rows=rows,
+            total_tokens=total,
+        )
+
+
+def _idf(rows: int, hits: int) -> float:
+    idf = math.log((rows - hits + 0.5) / (hits + 0.5))
+    return idf if idf > 0.0 else 1e-6
+
+
+def _structure(conn: sqlite3.Connection, table: str) -> bytes:
+    (cookie,) = conn.execute(
+        f"SELECT block FROM {table}_fts_data WHERE id = ?", [STRUCTURE_ID]
+    ).fetchone()
+    return bytes(cookie)
+
+
+def _log_seq(conn: sqlite3.Connection) -> int:
+    """The last change-log entry's number (0 when none was ever written)."""
+    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", [CHANGE_LOG]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _weights(names: Sequence[str], weights: Sequence[float]) -> dict[str, float]:
+    return {n: weights[i] if i < len(weights) else 1.0 for i, n in enumerate(names)}
 
 
 def build(
@@ -146,68 +351,35 @@ def build(
         tune(conn)
         fts = f"{table}_fts"
         conn.execute(f"CREATE VIRTUAL TABLE temp.postings USING fts5vocab(main, {fts}, instance)")
-        conn.execute("BEGIN")  # one snapshot for the cookie, the sizes and the postings
-        (cookie,) = conn.execute(
-            f"SELECT block FROM {fts}_data WHERE id = ?", [STRUCTURE_ID]
-        ).fetchone()
-        sized = conn.execute(f"SELECT id, sz FROM {fts}_docsize ORDER BY id").fetchall()
-        rowids = np.fromiter((r[0] for r in sized), dtype=np.int64, count=len(sized))
-        tokens = np.fromiter((_varints(r[1]) for r in sized), dtype=np.float64, count=len(sized))
-        owner_codes: dict[str, int] = {}
-        owners = np.full(len(rowids), -1, dtype=np.int32)
-        owned = conn.execute(f"SELECT rowid, {owner_field} FROM {table} ORDER BY rowid").fetchall()
-        at = np.searchsorted(rowids, np.fromiter((r[0] for r in owned), np.int64, len(owned)))
-        for position, (_, name) in zip(at.tolist(), owned, strict=True):
-            if position < len(rowids):
-                owners[position] = owner_codes.setdefault(str(name), len(owner_codes))
         names = [r[1] for r in conn.execute(f"PRAGMA table_info({fts})")]
-        weight_of = {n: weights[i] if i < len(weights) else 1.0 for i, n in enumerate(names)}
-        spans: dict[str, tuple[int, int]] = {}
-        # Typed arrays, not lists: a million messages are tens of millions of postings.
-        docs = array("q")
-        freqs = array("f")
-        term, doc = None, -1
-        for t, d, column in conn.execute("SELECT term, doc, col FROM temp.postings"):
-            weight = weight_of[column]
-            if t != term:
-                if term is not None:
-                    spans[term] = (spans[term][0], len(docs))
-                spans[t] = (len(docs), len(docs))
-                term, doc = t, -1
-            if d == doc:
-                freqs[-1] += weight
-            else:
-                docs.append(d)
-                freqs.append(weight)
-                doc = d
-        if term is not None:
-            spans[term] = (spans[term][0], len(docs))
+        conn.execute("BEGIN")  # one snapshot for the cookie, the sizes and the postings
+        cookie, seq = _structure(conn, table), _log_seq(conn)
+        codes: dict[str, int] = {}
+        segment = _segment(
+            conn.execute(f"SELECT id, sz FROM {fts}_docsize ORDER BY id").fetchall(),
+            conn.execute(f"SELECT rowid, {owner_field} FROM {table} ORDER BY rowid").fetchall(),
+            conn.execute("SELECT term, doc, col FROM temp.postings"),
+            _weights(names, weights),
+            codes,
+        )
         conn.execute("COMMIT")
     finally:
         conn.close()
-    average = float(tokens.sum()) / len(rowids) if len(rowids) else 1.0
-    return TermIndex(
-        table=table,
-        cookie=bytes(cookie),
-        rowids=rowids,
-        length_norm=K1 * ((1 - B) + (B * tokens) / average),
-        owners=owners,
-        owner_codes=owner_codes,
-        spans=spans,
-        docs=np.searchsorted(rowids, np.frombuffer(docs, dtype=np.int64)).astype(np.int32),
-        freqs=np.frombuffer(freqs, dtype=np.float32).copy(),
-    )
+    return TermIndex.read(table, cookie, seq, segment, codes)
 
 
 class Tokenizer:
-    """A query term as the FTS5 tokenizer ``tokenize`` indexes it: its tokens, in order."""
+    """Text as the FTS5 tokenizer ``tokenize`` indexes it: a query term's tokens, in
+    order, and rows' postings (an in-memory FTS5 table per column layout)."""
 
     def __init__(self, tokenize: str) -> None:
+        self._tokenize = tokenize
         self._conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         self._conn.execute(f"CREATE VIRTUAL TABLE q USING fts5(x, tokenize={tokenize!r})")
         self._conn.execute("CREATE VIRTUAL TABLE qv USING fts5vocab(q, instance)")
         self._lock = threading.Lock()
         self._known: dict[str, tuple[str, ...]] = {}
+        self._layouts: dict[tuple[str, ...], str] = {}
 
     def tokens(self, term: str) -> tuple[str, ...]:
         known = self._known.get(term)
@@ -222,28 +394,176 @@ class Tokenizer:
             self._known[term] = found
         return found
 
+    def postings(
+        self, columns: Sequence[str], rows: Sequence[Sequence[object]]
+    ) -> list[tuple[str, int, str]]:
+        """``(term, rowid, column)`` for every token of ``rows`` (each its rowid and then
+        one text per column), in term order, as ``fts5vocab`` lists an index's."""
+        layout = tuple(columns)
+        with self._lock:
+            name = self._layouts.get(layout)
+            if name is None:
+                name = f"d{len(self._layouts)}"
+                self._conn.execute(
+                    f"CREATE VIRTUAL TABLE {name} USING fts5({', '.join(layout)},"
+                    f" tokenize={self._tokenize!r})"
+                )
+                self._conn.execute(
+                    f"CREATE VIRTUAL TABLE {name}v USING fts5vocab({name}, instance)"
+                )
+                self._layouts[layout] = name
+            marks = ", ".join("?" * (len(layout) + 1))
+            self._conn.execute("BEGIN")
+            try:
+                self._conn.executemany(
+                    f"INSERT INTO {name}(rowid, {', '.join(layout)}) VALUES ({marks})", rows
+                )
+                found = self._conn.execute(f"SELECT term, doc, col FROM {name}v").fetchall()
+                self._conn.execute(f"DELETE FROM {name}")
+            finally:
+                self._conn.execute("COMMIT")
+        return found
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
 
 
-class TermIndexes:
-    """The current :class:`TermIndex` of each big full-text table, rebuilt in the
-    background when FTS5 has changed since it was read."""
+def catch_up(
+    index: TermIndex,
+    conn: sqlite3.Connection,
+    owner_field: str,
+    weights: Sequence[float],
+    tokenizer: Tokenizer,
+) -> TermIndex | None:
+    """``index`` brought up to date from the change log, on ``conn`` (one snapshot); None
+    when more than CATCH_UP_MAX changes are pending or the log no longer holds them all."""
+    table = index.table
+    fts = f"{table}_fts"
+    names = [r[1] for r in conn.execute(f"PRAGMA table_info({fts})")]
+    conn.execute("BEGIN")
+    try:
+        cookie, seq = _structure(conn, table), _log_seq(conn)
+        pending = seq - index.seq
+        if pending < 0 or pending > CATCH_UP_MAX:
+            return None
+        (logged,) = conn.execute(
+            f"SELECT count(*) FROM {CHANGE_LOG} WHERE seq > ?", [index.seq]
+        ).fetchone()
+        if logged != pending:
+            return None  # pruned past this copy
+        changed = sorted(
+            {
+                int(r[0])
+                for r in conn.execute(
+                    f"SELECT row FROM {CHANGE_LOG} WHERE seq > ? AND tbl = ?", [index.seq, table]
+                )
+            }
+        )
+        sized: list[tuple[int, bytes]] = []
+        content: list[tuple[Any, ...]] = []
+        if changed:
+            ids = json.dumps(changed)
+            sized = [
+                (int(r[0]), bytes(r[1]))
+                for r in conn.execute(
+                    f"SELECT id, sz FROM {fts}_docsize WHERE id IN"
+                    " (SELECT value FROM json_each(?)) ORDER BY id",
+                    [ids],
+                )
+            ]
+            content = [
+                tuple(r)
+                for r in conn.execute(
+                    f"SELECT rowid, {owner_field}, {', '.join(names)} FROM {table}"
+                    " WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid",
+                    [ids],
+                )
+            ]
+    finally:
+        conn.execute("COMMIT")
+    indexed = {rowid for rowid, _ in sized}
+    content = [row for row in content if row[0] in indexed]
+    codes = dict(index.owner_codes)
+    segment = _segment(
+        sized,
+        [(row[0], row[1]) for row in content],
+        tokenizer.postings(names, [(row[0], *row[2:]) for row in content]),
+        _weights(names, weights),
+        codes,
+    )
+    return index.changed(cookie, seq, np.asarray(changed, dtype=np.int64), segment, codes)
 
-    def __init__(self, path: Path, tune: Callable[..., None]) -> None:
+
+Connect = Callable[[], AbstractContextManager[sqlite3.Connection | None]]
+
+
+class TermIndexes:
+    """The current :class:`TermIndex` of each big full-text table, caught up with writes
+    by the searches that find it stale, or rebuilt in the background."""
+
+    def __init__(self, path: Path, tune: Callable[..., None], tokenizer: Tokenizer) -> None:
         self._path = path
         self._tune = tune
+        self._tokenizer = tokenizer
         self._lock = threading.Lock()
         self._current: dict[str, TermIndex] = {}
         self._building: set[str] = set()
+        self._catching: set[str] = set()
         self._next_build: dict[str, float] = {}  # monotonic time a rebuild may start
         self._closed = False
+        self.logged: frozenset[str] = frozenset()  # tables whose changes are logged
+        self.caught_up = 0  # catch-ups done (for /healthz, tests and benchmarks)
 
     def get(self, table: str, cookie: bytes) -> TermIndex | None:
         """The copy of ``table`` read at ``cookie``, or None if there is none yet."""
         index = self._current.get(table)
         return index if index is not None and index.cookie == cookie else None
+
+    def current(
+        self,
+        table: str,
+        cookie: bytes,
+        owner_field: str,
+        weights: Sequence[float],
+        connect: Connect,
+    ) -> TermIndex | None:
+        """The copy of ``table`` as of ``cookie`` or later: caught up here when it is
+        stale by a few logged changes, else None (and a rebuild starts)."""
+        index = self._current.get(table)
+        if index is not None and index.cookie == cookie:
+            return index
+        if index is not None and table in self.logged:
+            with self._lock:
+                busy = table in self._catching or self._closed
+                if not busy:
+                    self._catching.add(table)
+            if busy:
+                return None  # another search is catching up: FTS5 answers this one
+            try:
+                with connect() as conn:
+                    fresh = (
+                        catch_up(index, conn, owner_field, weights, self._tokenizer)
+                        if conn is not None
+                        else None
+                    )
+            except Exception:  # a cache: the search goes on with FTS5
+                log.exception("term index of %s not caught up", table)
+                fresh = None
+            finally:
+                with self._lock:
+                    self._catching.discard(table)
+            if fresh is not None:
+                with self._lock:
+                    if self._current.get(table) is index and not self._closed:
+                        self._current[table] = fresh
+                    self.caught_up += 1
+                limit = max(DELTA_MIN_ROWS, DELTA_SHARE * fresh.segments[0].size)
+                if fresh.delta_rows > limit or len(fresh.segments) > SEGMENTS_MAX:
+                    self.refresh(table, owner_field, weights)
+                return fresh
+        self.refresh(table, owner_field, weights)
+        return None
 
     def has(self, table: str) -> bool:
         """Whether ``table`` has a copy, current or not."""
@@ -284,7 +604,11 @@ class TermIndexes:
 
     def status(self) -> dict[str, int]:
         with self._lock:
-            return {"ready": len(self._current), "building": len(self._building)}
+            return {
+                "ready": len(self._current),
+                "building": len(self._building),
+                "caught_up": self.caught_up,
+            }
 
     def wait(self, timeout: float) -> bool:
         """Wait until no copy is being built (for benchmarks and tests)."""
