@@ -66,10 +66,32 @@ def table(run: dict[str, Any], queries: int) -> str:
             f" first search (cold: model + vector matrix load):"
             f" {_ms(extra.get('first_search_ms'))} ms"
         )
+    written = writes_line(run)
+    if written:
+        lines.append(written)
     lines += ["", fmt(header), fmt(["-" * w for w in widths]), *(fmt(row) for row in body)]
     if any(r["stopped_early"] for r in run["results"]):
         lines.append("* stopped early: the case's time budget ran out (see n in the JSON)")
     return "\n".join(lines)
+
+
+def writes_line(run: dict[str, Any]) -> str | None:
+    """What ``--write-rate`` wrote while one size was searched, and how often the
+    in-memory term indexes caught up with it (None when nothing was written)."""
+    extra = run.get("extra", {})
+    w = extra.get("writes")
+    if not w:
+        return None
+    caught = [
+        f"{layer} {extra[key].get('caught_up', 0):,}"
+        for layer, key in (("engine", "indexes_after_engine"), ("sdk", "indexes_after_sdk"))
+        if key in extra
+    ]
+    return (
+        f"[{run['size']:,}] while searching: {w['facts']:,} facts and {w['messages']:,} messages"
+        f" written, {w['achieved_per_s']:.1f} a second"
+        + (f"; term-index catch-ups: {', '.join(caught)}" if caught else "")
+    )
 
 
 def verdicts(result: dict[str, Any]) -> list[dict[str, Any]]:

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from graphrecall.bench import search
+from graphrecall.bench import report, search
 from graphrecall.bench.build import Built, ensure_db
 from graphrecall.bench.synthetic import generate
 from graphrecall.bench.tables import ms, text_table, write_json
@@ -314,6 +314,7 @@ def table(result: dict[str, Any]) -> str:
         lines.append("* stopped early: the case's time budget ran out after n questions")
     if any(run["derived_vectors"] for run in runs):
         lines.append(f"hit@10 withheld where {WITHHELD}")
+    lines += [line for run in runs if (line := report.writes_line(run))]
     return "\n".join(lines)
 
 

@@ -34,6 +34,7 @@ from graphrecall.bench import report
 from graphrecall.bench.build import Built, ensure_db, working_copy
 from graphrecall.bench.server import store_index_status, wait_for_builds
 from graphrecall.bench.synthetic import SPAN, START, Query, make_queries
+from graphrecall.bench.writes import Writer
 from graphrecall.domain.clock import to_iso
 
 PAGE_SIZE = 10
@@ -144,6 +145,13 @@ def add_common_arguments(
         default=case_budget,
         help=f"seconds one case may take per layer; slower cases stop early ({case_budget:g})",
     )
+    parser.add_argument(
+        "--write-rate",
+        type=float,
+        default=0.0,
+        help="while searching, add this many facts and messages a second to the graph"
+        " (bench/writes.py; 0, the default: none)",
+    )
 
 
 @dataclass
@@ -159,6 +167,7 @@ class Plan:
     seed: int
     warmup: int
     case_budget: float
+    write_rate: float = 0.0
 
 
 def make_plan(args: argparse.Namespace, json_name: str) -> Plan:
@@ -170,6 +179,8 @@ def make_plan(args: argparse.Namespace, json_name: str) -> Plan:
     layers = _pick(args.layers, {name: name for name in LAYERS}, "layer")
     if args.queries < 1 or not sizes or any(size < 1 for size in sizes):
         raise ValueError("--queries and --sizes must be positive")
+    if args.write_rate < 0:
+        raise ValueError("--write-rate must not be negative")
     out_dir = Path(args.out)
     return Plan(
         sizes=sizes,
@@ -181,6 +192,7 @@ def make_plan(args: argparse.Namespace, json_name: str) -> Plan:
         seed=args.seed,
         warmup=args.warmup,
         case_budget=args.case_budget,
+        write_rate=args.write_rate,
     )
 
 
@@ -201,6 +213,7 @@ def new_result(benchmark: str, plan: Plan) -> dict[str, Any]:
             "case_budget_s": plan.case_budget,
             "cases": [c.name for c in plan.cases],
             "layers": plan.layers,
+            "write_rate": plan.write_rate,
         },
         "runs": [],
     }
@@ -233,10 +246,13 @@ def run_size(
     extra: dict[str, Any] = {}
     more: dict[str, Any] = {}
     try:
-        if plan.cases and ("engine" in plan.layers or "service" in plan.layers):
-            measured += _in_process(db, built, queries, plan, extra)
-        if plan.cases and "sdk" in plan.layers:
-            measured += _through_sdk(db, built, queries, plan, extra)
+        with Writer(db, built.graph.graph.uuid, plan.write_rate, plan.seed) as writer:
+            if plan.cases and ("engine" in plan.layers or "service" in plan.layers):
+                measured += _in_process(db, built, queries, plan, extra)
+            if plan.cases and "sdk" in plan.layers:
+                measured += _through_sdk(db, built, queries, plan, extra)
+        if writer.summary() is not None:
+            extra["writes"] = writer.summary()
         if on_copy is not None:
             more = on_copy(db)
     finally:
@@ -428,6 +444,7 @@ def _in_process(
                     return [record.uuid for record, _ in found]
 
                 out.append(_timed_case(case, "service", call_service, queries, plan, size))
+        extra["indexes_after_engine"] = store_index_status(store)
     finally:
         store.close()
     return out
@@ -560,6 +577,7 @@ def _through_sdk(
                 return [str(item.uuid_) for item in pager.items or ()]
 
             out.append(_timed_case(case, "sdk", call, queries, plan, size))
+        extra["indexes_after_sdk"] = server.index_status()
     return out
 
 

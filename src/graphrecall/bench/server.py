@@ -103,8 +103,9 @@ class ServerProcess:
 
 
 def added(*statuses: dict[str, int]) -> dict[str, int]:
-    """Index statuses (``ready``, ``building``) summed."""
-    return {key: sum(s.get(key, 0) for s in statuses) for key in ("ready", "building")}
+    """Index statuses (``ready``, ``building``, ``caught_up``) summed."""
+    keys = ("ready", "building", "caught_up")
+    return {key: sum(s.get(key, 0) for s in statuses) for key in keys}
 
 
 def store_index_status(store: Store) -> dict[str, int]:
