@@ -529,7 +529,7 @@ MIGRATIONS: list[str] = [
     # and are (re)made at every open (``ensure_change_log``).
     f"""
     CREATE TABLE {CHANGE_LOG} (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        seq INTEGER PRIMARY KEY,
         tbl TEXT NOT NULL,
         row INTEGER NOT NULL
     );

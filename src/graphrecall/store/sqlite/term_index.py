@@ -333,9 +333,10 @@ def _structure(conn: sqlite3.Connection, table: str) -> bytes:
 
 
 def _log_seq(conn: sqlite3.Connection) -> int:
-    """The last change-log entry's number (0 when none was ever written)."""
-    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", [CHANGE_LOG]).fetchone()
-    return int(row[0]) if row else 0
+    """The last change-log entry's number (0 when there is none). Entries are numbered
+    one up from the last, and pruning keeps the newest, so the numbers only grow."""
+    row = conn.execute(f"SELECT max(seq) FROM {CHANGE_LOG}").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
 
 
 def _weights(names: Sequence[str], weights: Sequence[float]) -> dict[str, float]:
