@@ -235,6 +235,28 @@ def test_compaction_changes_no_posting_and_is_caught_up_with_at_once(
 
 
 @pytest.mark.usefixtures("small_tables")
+def test_many_changes_are_caught_up_with_in_the_background(
+    store: Store, builds: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More changed rows than a search reads itself: a background thread reads them
+    while FTS5 answers, and the copy is caught up, not read again whole."""
+    rng = random.Random(31)
+    edges(store, [sentence(rng) for _ in range(80)])
+    store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
+    assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    indexes = store._term_indexes  # type: ignore[attr-defined]
+    monkeypatch.setattr(term_index, "INLINE_MAX", 3)
+    (new, *_) = edges(store, ["zanzibar", *(sentence(rng) for _ in range(9))])
+    # This search is FTS5's (the copy is stale), and starts the catch-up.
+    assert [u for u, _ in store.text_search(Edge, {"graph_uuid": GRAPH}, ["zanzibar"])] == [new]
+    assert indexes.wait(30)
+    copy = indexes._current["edges"]
+    assert copy.matches("zanzibar") == 1 and copy.delta_rows == 10
+    indexed, plain = both(store, Edge, ["zanzibar", "tennis"], 20)
+    assert indexed == plain and indexed[0][0] == new and builds.count("edges") == 1
+
+
+@pytest.mark.usefixtures("small_tables")
 def test_a_copy_too_far_behind_or_past_the_pruned_log_is_read_again(
     store: Store, builds: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -242,7 +264,7 @@ def test_a_copy_too_far_behind_or_past_the_pruned_log_is_read_again(
     edges(store, [sentence(rng) for _ in range(50)])
     store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
     assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
-    monkeypatch.setattr(term_index, "CATCH_UP_MAX", 10)
+    monkeypatch.setattr(term_index, "LOG_SCAN_MAX", 10)
     edges(store, [sentence(rng) for _ in range(11)])  # 11 changes pending
     indexed, plain = both(store, Edge, ["tennis", "cat"], 100)
     assert indexed == plain and builds.count("edges") == 2

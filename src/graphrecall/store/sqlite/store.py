@@ -111,9 +111,9 @@ COMPACT_PAGES = 500
 COMPACT_GROWTH = 0.1
 COMPACT_MIN_ROWS = 1_000
 # The full-text change log keeps its newest CHANGE_LOG_KEEP entries (a copy further
-# behind than term_index.CATCH_UP_MAX is read again whole anyway); it is pruned by
-# compaction once it holds twice as many.
-CHANGE_LOG_KEEP = 10_000
+# behind is read again whole anyway); it is pruned by compaction once it holds twice as
+# many.
+CHANGE_LOG_KEEP = term_index.LOG_SCAN_MAX
 JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
 JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
 # The tenant column of record kinds not owned by a graph (embeddings are kept per owner).

@@ -54,10 +54,12 @@ MIN_ROWS = 20_000
 # rebuilds cost at most ~1/(1+factor) of one core.
 REBUILD_GAP_FACTOR = 4.0
 REBUILD_MIN_GAP_S = 2.0
-# A search catches the copy up itself when at most this many changes were logged since it
-# was read (each changed row costs ~0.3 ms to read and tokenize); more, and the copy is
-# rebuilt in the background.
-CATCH_UP_MAX = 500
+# A search catches the copy up itself when at most this many of its table's rows were
+# logged as changed since it was read (each costs ~0.3 ms to read and tokenize); more,
+# and a background thread catches it up while FTS5 answers.
+INLINE_MAX = 100
+# A copy more than this many log entries (of any table) behind is read again whole.
+LOG_SCAN_MAX = 50_000
 # Rows written since the copy was read, past which it is rebuilt in the background (it
 # is still used, caught up, meanwhile): the larger of these, and at most SEGMENTS_MAX
 # catch-ups, each of which a query visits.
@@ -430,6 +432,26 @@ class Tokenizer:
             self._conn.close()
 
 
+def _logged_since(conn: sqlite3.Connection, index: TermIndex) -> list[int] | None:
+    """The rows of ``index``'s table logged as changed since it was read, ascending; None
+    when the log is more than LOG_SCAN_MAX entries ahead or was pruned past the copy."""
+    seq = _log_seq(conn)
+    pending = seq - index.seq
+    if pending < 0 or pending > LOG_SCAN_MAX:
+        return None
+    rows = conn.execute(f"SELECT tbl, row FROM {CHANGE_LOG} WHERE seq > ?", [index.seq]).fetchall()
+    if len(rows) != pending:
+        return None  # pruned past this copy
+    return sorted({int(row) for tbl, row in rows if tbl == index.table})
+
+
+def changes_pending(conn: sqlite3.Connection, index: TermIndex) -> int | None:
+    """How many of ``index``'s table's rows changed since it was read (None: it cannot
+    catch up)."""
+    changed = _logged_since(conn, index)
+    return None if changed is None else len(changed)
+
+
 def catch_up(
     index: TermIndex,
     conn: sqlite3.Connection,
@@ -438,29 +460,17 @@ def catch_up(
     tokenizer: Tokenizer,
 ) -> TermIndex | None:
     """``index`` brought up to date from the change log, on ``conn`` (one snapshot); None
-    when more than CATCH_UP_MAX changes are pending or the log no longer holds them all."""
+    when the log no longer holds every change since it was read."""
     table = index.table
     fts = f"{table}_fts"
     names = [r[1] for r in conn.execute(f"PRAGMA table_info({fts})")]
     conn.execute("BEGIN")
     try:
         cookie, seq = _structure(conn, table), _log_seq(conn)
-        pending = seq - index.seq
-        if pending < 0 or pending > CATCH_UP_MAX:
+        found = _logged_since(conn, index)
+        if found is None:
             return None
-        (logged,) = conn.execute(
-            f"SELECT count(*) FROM {CHANGE_LOG} WHERE seq > ?", [index.seq]
-        ).fetchone()
-        if logged != pending:
-            return None  # pruned past this copy
-        changed = sorted(
-            {
-                int(r[0])
-                for r in conn.execute(
-                    f"SELECT row FROM {CHANGE_LOG} WHERE seq > ? AND tbl = ?", [index.seq, table]
-                )
-            }
-        )
+        changed = found
         sized: list[tuple[int, bytes]] = []
         content: list[tuple[Any, ...]] = []
         if changed:
@@ -530,41 +540,83 @@ class TermIndexes:
         connect: Connect,
     ) -> TermIndex | None:
         """The copy of ``table`` as of ``cookie`` or later: caught up here when it is
-        stale by a few logged changes, else None (and a rebuild starts)."""
+        stale by a few logged changes, else None (and a background thread catches it up,
+        or rebuilds it)."""
         index = self._current.get(table)
         if index is not None and index.cookie == cookie:
             return index
-        if index is not None and table in self.logged:
-            with self._lock:
-                busy = table in self._catching or self._closed
-                if not busy:
-                    self._catching.add(table)
-            if busy:
-                return None  # another search is catching up: FTS5 answers this one
-            try:
-                with connect() as conn:
-                    fresh = (
-                        catch_up(index, conn, owner_field, weights, self._tokenizer)
-                        if conn is not None
-                        else None
-                    )
-            except Exception:  # a cache: the search goes on with FTS5
-                log.exception("term index of %s not caught up", table)
-                fresh = None
-            finally:
+        if index is None or table not in self.logged:
+            self.refresh(table, owner_field, weights)
+            return None
+        with self._lock:
+            if table in self._catching or self._closed:
+                return None  # being caught up: FTS5 answers this search
+            self._catching.add(table)
+        apart = False
+        fresh = None
+        try:
+            with connect() as conn:
+                if conn is None:
+                    return None
+                behind = changes_pending(conn, index)
+                if behind is not None and behind > INLINE_MAX:
+                    apart = True
+                    threading.Thread(
+                        target=self._catch_up_apart,
+                        args=(index, owner_field, tuple(weights)),
+                        name=f"term-index-catch-up-{table}",
+                        daemon=True,
+                    ).start()
+                    return None
+                if behind is not None:
+                    fresh = catch_up(index, conn, owner_field, weights, self._tokenizer)
+        except Exception:  # a cache: the search goes on with FTS5
+            log.exception("term index of %s not caught up", table)
+        finally:
+            if not apart:
                 with self._lock:
                     self._catching.discard(table)
-            if fresh is not None:
-                with self._lock:
-                    if self._current.get(table) is index and not self._closed:
-                        self._current[table] = fresh
-                    self.caught_up += 1
-                limit = max(DELTA_MIN_ROWS, DELTA_SHARE * fresh.segments[0].size)
-                if fresh.delta_rows > limit or len(fresh.segments) > SEGMENTS_MAX:
-                    self.refresh(table, owner_field, weights)
-                return fresh
-        self.refresh(table, owner_field, weights)
-        return None
+        return self._adopt(index, fresh, owner_field, weights)
+
+    def _catch_up_apart(
+        self, index: TermIndex, owner_field: str, weights: tuple[float, ...]
+    ) -> None:
+        fresh = None
+        try:
+            conn = sqlite3.connect(str(self._path), isolation_level=None)
+            try:
+                self._tune(conn, read_only=True)
+                fresh = catch_up(index, conn, owner_field, weights, self._tokenizer)
+            finally:
+                conn.close()
+        except Exception:
+            log.exception("term index of %s not caught up", index.table)
+        finally:
+            with self._lock:
+                self._catching.discard(index.table)
+        self._adopt(index, fresh, owner_field, weights)
+
+    def _adopt(
+        self,
+        index: TermIndex,
+        fresh: TermIndex | None,
+        owner_field: str,
+        weights: Sequence[float],
+    ) -> TermIndex | None:
+        """Make ``fresh`` (caught up from ``index``) the table's copy, unless a rebuild
+        replaced ``index`` meanwhile; rebuild when it is None or has grown too much."""
+        table = index.table
+        if fresh is None:
+            self.refresh(table, owner_field, weights)
+            return None
+        with self._lock:
+            if self._current.get(table) is index and not self._closed:
+                self._current[table] = fresh
+            self.caught_up += 1
+        limit = max(DELTA_MIN_ROWS, DELTA_SHARE * fresh.segments[0].size)
+        if fresh.delta_rows > limit or len(fresh.segments) > SEGMENTS_MAX:
+            self.refresh(table, owner_field, weights)
+        return fresh
 
     def has(self, table: str) -> bool:
         """Whether ``table`` has a copy, current or not."""
@@ -612,11 +664,11 @@ class TermIndexes:
             }
 
     def wait(self, timeout: float) -> bool:
-        """Wait until no copy is being built (for benchmarks and tests)."""
+        """Wait until no copy is being built or caught up (for benchmarks and tests)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self._lock:
-                if not self._building:
+                if not self._building and not self._catching:
                     return True
             time.sleep(0.01)
         return False
