@@ -61,11 +61,9 @@ INLINE_MAX = 100
 # A copy more than this many log entries (of any table) behind is read again whole.
 LOG_SCAN_MAX = 50_000
 # Rows written since the copy was read, past which it is rebuilt in the background (it
-# is still used, caught up, meanwhile): the larger of these, and at most SEGMENTS_MAX
-# catch-ups, each of which a query visits.
+# is still used, caught up, meanwhile): the larger of these.
 DELTA_MIN_ROWS = 2_000
 DELTA_SHARE = 0.02
-SEGMENTS_MAX = 64
 # FTS5's BM25 constants (fts5_aux.c).
 K1 = 1.2
 B = 0.75
@@ -167,15 +165,95 @@ def _segment(
 
 
 @dataclass(frozen=True)
+class Delta:
+    """The rows caught up with since the copy was read, numbered in arrival order. Its
+    postings are kept flat, each with its term's code, so that a catch-up merges the new
+    rows in with array concatenation (a term's postings are found by comparing codes:
+    the delta holds at most a few thousand rows)."""
+
+    rowids: Ints  # in no particular order
+    order: Ints  # the positions of ``rowids`` in ascending order
+    tokens: Floats
+    owners: Codes
+    codes: Codes  # per posting: its term's number in ``terms``
+    docs: npt.NDArray[np.int32]
+    freqs: npt.NDArray[np.float32]
+    terms: dict[str, int]  # term -> code; shared by a copy's deltas, only ever added to
+
+    @property
+    def size(self) -> int:
+        return len(self.rowids)
+
+    def postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]:
+        code = self.terms.get(term)
+        if code is None:
+            return self.docs[:0], self.freqs[:0]
+        chosen = self.codes == code
+        return self.docs[chosen], self.freqs[chosen]
+
+    def numbers(self, rowids: Ints) -> Ints:
+        """The positions of those of ``rowids`` this delta holds."""
+        ordered = self.rowids[self.order]
+        at = np.searchsorted(ordered, rowids)
+        inside = at < self.size
+        at, rowids = at[inside], rowids[inside]
+        found: Ints = self.order[at[ordered[at] == rowids]]
+        return found
+
+    @classmethod
+    def merged(
+        cls, old: Delta | None, keep: Bools | None, new: Segment, terms: dict[str, int]
+    ) -> Delta:
+        """``old``'s rows where ``keep`` holds, then ``new``'s."""
+        codes = np.empty(len(new.docs), dtype=np.int32)
+        for term, (start, end) in new.spans.items():
+            codes[start:end] = terms.setdefault(term, len(terms))
+        parts = []
+        shift = 0
+        if old is not None and keep is not None:
+            kept = np.cumsum(keep) - 1  # old number -> number among the kept rows
+            posting = keep[old.docs]
+            parts.append(
+                (
+                    old.rowids[keep],
+                    old.tokens[keep],
+                    old.owners[keep],
+                    old.codes[posting],
+                    kept[old.docs[posting]],
+                    old.freqs[posting],
+                )
+            )
+            shift = int(keep.sum())
+        parts.append((new.rowids, new.tokens, new.owners, codes, new.docs + shift, new.freqs))
+        rowids, tokens, owners, all_codes, docs, freqs = (
+            np.concatenate(column) for column in zip(*parts, strict=True)
+        )
+        return cls(
+            rowids=rowids,
+            order=np.argsort(rowids, kind="stable"),
+            tokens=tokens,
+            owners=owners.astype(np.int32),
+            codes=all_codes.astype(np.int32),
+            docs=docs.astype(np.int32),
+            freqs=freqs.astype(np.float32),
+            terms=terms,
+        )
+
+
+Part = Segment | Delta
+
+
+@dataclass(frozen=True)
 class TermIndex:
     """The postings of one table's full-text index, as of FTS5 structure ``cookie`` and
-    change-log entry ``seq``: the rows read whole first, then a segment per catch-up, each
-    row numbered from its segment's offset; ``alive`` marks the rows still current."""
+    change-log entry ``seq``: the rows read whole, then (once writes were caught up with)
+    a delta of the rows written since, numbered after them; ``alive`` marks the rows
+    still current."""
 
     table: str
     cookie: bytes
     seq: int
-    segments: tuple[Segment, ...]
+    segments: tuple[Part, ...]  # the rows read whole, and the delta if there is one
     offsets: tuple[int, ...]
     alive: Bools | None  # None: every row is
     owner_codes: dict[str, int]
@@ -204,7 +282,7 @@ class TermIndex:
 
     @property
     def delta_rows(self) -> int:
-        """Rows read by catch-ups since the copy was read whole."""
+        """Current rows read by catch-ups since the copy was read whole."""
         return self.numbered - self.segments[0].size
 
     def matches(self, term: str) -> int:
@@ -290,31 +368,38 @@ class TermIndex:
     ) -> TermIndex:
         """This copy with ``rowids`` dropped (deleted or rewritten) and ``segment`` (their
         current postings, and new rows') added, as of ``cookie`` and ``seq``."""
-        alive = self.alive.copy() if self.alive is not None else None
+        base = self.segments[0]
+        old = self.segments[1] if len(self.segments) > 1 else None
+        assert isinstance(base, Segment) and (old is None or isinstance(old, Delta))
+        alive = self.alive[: base.size].copy() if self.alive is not None else None
         rows, total = self.rows, self.total_tokens
-        for part, offset in zip(self.segments, self.offsets, strict=True):
-            local = part.numbers(rowids)
-            if not len(local):
-                continue
+        local = base.numbers(rowids)
+        if len(local):
             if alive is None:
-                alive = np.ones(self.numbered, dtype=bool)
-            local = local[alive[local + offset]]
-            alive[local + offset] = False
+                alive = np.ones(base.size, dtype=bool)
+            local = local[alive[local]]
+            alive[local] = False
             rows -= len(local)
-            total -= float(part.tokens[local].sum())
-        segments, offsets = self.segments, self.offsets
-        if segment.size:
-            segments, offsets = (*segments, segment), (*offsets, self.numbered)
-            if alive is not None:
-                alive = np.concatenate([alive, np.ones(segment.size, dtype=bool)])
-            rows += segment.size
-            total += float(segment.tokens.sum())
+            total -= float(base.tokens[local].sum())
+        keep = None
+        if old is not None:
+            keep = np.ones(old.size, dtype=bool)
+            dropped = old.numbers(rowids)
+            keep[dropped] = False
+            rows -= len(dropped)
+            total -= float(old.tokens[dropped].sum())
+        delta = Delta.merged(old, keep, segment, old.terms if old is not None else {})
+        rows += segment.size
+        total += float(segment.tokens.sum())
+        segments: tuple[Part, ...] = (base, delta) if delta.size else (base,)
+        if alive is not None and delta.size:
+            alive = np.concatenate([alive, np.ones(delta.size, dtype=bool)])
         return TermIndex(
             table=self.table,
             cookie=cookie,
             seq=seq,
             segments=segments,
-            offsets=offsets,
+            offsets=(0, base.size) if delta.size else (0,),
             alive=alive,
             owner_codes=codes,
             rows=rows,
@@ -614,7 +699,7 @@ class TermIndexes:
                 self._current[table] = fresh
             self.caught_up += 1
         limit = max(DELTA_MIN_ROWS, DELTA_SHARE * fresh.segments[0].size)
-        if fresh.delta_rows > limit or len(fresh.segments) > SEGMENTS_MAX:
+        if fresh.delta_rows > limit:
             self.refresh(table, owner_field, weights)
         return fresh
 
