@@ -180,7 +180,7 @@ class SQLiteStore(Store):
         self._read_pool_lock = threading.Lock()
         # In-memory copies of the big tables' full-text postings (term_index.py).
         self._tokenizer = Tokenizer(FTS_TOKENIZE)
-        self._term_indexes = TermIndexes(path, _tune, self._tokenizer)
+        self._term_indexes = TermIndexes(path, _tune, FTS_TOKENIZE)
         self._term_indexes.logged = logged
         self._closed = False
 
@@ -782,7 +782,7 @@ class SQLiteStore(Store):
     def _term_index(self, kind: type[Record]) -> TermIndex | None:
         """The current in-memory term index of ``kind``'s table, if it is big enough to
         have one: caught up with the writes since it was read when they are few, else
-        None while it is rebuilt in the background."""
+        None while it is caught up or read again in the background."""
         table = self._table(kind)
         if self.in_transaction() or self._row_count(table) < term_index.MIN_ROWS:
             return None
@@ -811,9 +811,9 @@ class SQLiteStore(Store):
                 self._read_pool.put(conn)
 
     def refresh_text_indexes(self) -> None:
-        """Rebuild the stale copies of the tables searched from a copy before (not those
-        never searched), so that the first searches after a burst of writes find it
-        current."""
+        """Bring up to date (catch up, or read again) the stale copies of the tables
+        searched from a copy before (not those never searched), so that the first
+        searches after a burst of writes find them current."""
         for kind, table in TABLES.items():
             if self._term_indexes.has(table):
                 self._term_index(kind)

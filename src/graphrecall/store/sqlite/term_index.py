@@ -598,10 +598,14 @@ class TermIndexes:
     """The current :class:`TermIndex` of each big full-text table, caught up with writes
     by the searches that find it stale, or rebuilt in the background."""
 
-    def __init__(self, path: Path, tune: Callable[..., None], tokenizer: Tokenizer) -> None:
+    def __init__(self, path: Path, tune: Callable[..., None], tokenize: str) -> None:
         self._path = path
         self._tune = tune
-        self._tokenizer = tokenizer
+        # The searches' catch-ups tokenize rows here, never on the queries' tokenizer
+        # (whose lock a search takes for a new query term); a background catch-up, which
+        # may read thousands of rows, on a tokenizer of its own.
+        self._tokenize = tokenize
+        self._tokenizer = Tokenizer(tokenize)
         self._lock = threading.Lock()
         self._current: dict[str, TermIndex] = {}
         self._building: set[str] = set()
@@ -671,7 +675,11 @@ class TermIndexes:
             conn = sqlite3.connect(str(self._path), isolation_level=None)
             try:
                 self._tune(conn, read_only=True)
-                fresh = catch_up(index, conn, owner_field, weights, self._tokenizer)
+                tokenizer = Tokenizer(self._tokenize)
+                try:
+                    fresh = catch_up(index, conn, owner_field, weights, tokenizer)
+                finally:
+                    tokenizer.close()
             finally:
                 conn.close()
         except Exception:
@@ -762,3 +770,4 @@ class TermIndexes:
         with self._lock:
             self._closed = True
             self._current.clear()
+        self._tokenizer.close()
