@@ -615,11 +615,6 @@ class TermIndexes:
         self.logged: frozenset[str] = frozenset()  # tables whose changes are logged
         self.caught_up = 0  # catch-ups done (for /healthz, tests and benchmarks)
 
-    def get(self, table: str, cookie: bytes) -> TermIndex | None:
-        """The copy of ``table`` read at ``cookie``, or None if there is none yet."""
-        index = self._current.get(table)
-        return index if index is not None and index.cookie == cookie else None
-
     def current(
         self,
         table: str,
@@ -649,13 +644,13 @@ class TermIndexes:
                     return None
                 behind = changes_pending(conn, index)
                 if behind is not None and behind > INLINE_MAX:
-                    apart = True
                     threading.Thread(
                         target=self._catch_up_apart,
                         args=(index, owner_field, tuple(weights)),
                         name=f"term-index-catch-up-{table}",
                         daemon=True,
                     ).start()
+                    apart = True  # the thread lets go of the table
                     return None
                 if behind is not None:
                     fresh = catch_up(index, conn, owner_field, weights, self._tokenizer)
