@@ -145,6 +145,11 @@ def test_a_subjectless_chat_sentence_is_the_speakers(extractor: OfflineExtractor
     assert {f.fact for f in trip.facts} == {"Jon is still planning a trip to Rome"}
     been = run(extractor, "Been real busy tackling a project to support veterans.", speaker="John")
     assert any(f.fact.startswith("John has been real busy tackling a project") for f in been.facts)
+    # Another clause's subject ("it's great") does not make the opening verb's.
+    yoga = run(extractor, "Just started doing aerial yoga, it's great.", speaker="Maria")
+    assert ("Maria", "STARTS_DOING", "aerial yoga") in triples(yoga)
+    trip = run(extractor, "Took a trip to a new place - it's been amazing.", speaker="John")
+    assert ("John", "TAKES", "trip") in triples(trip)
 
 
 def test_no_speaker_is_supplied_for_imperatives_descriptions_or_questions(

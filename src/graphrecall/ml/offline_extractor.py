@@ -277,9 +277,10 @@ def with_implied_subject(doc: Any) -> str | None:
 
 
 def _implied_prefix(sent: Any) -> str | None:
-    """ "I " / "I'm " / "I've " for a subjectless statement opening with a past form or a
-    gerund, else None."""
-    if sent.text.rstrip().endswith("?") or any(t.dep_ in SUBJECT_LIKE_DEPS for t in sent):
+    """ "I " / "I'm " / "I've " for a statement whose opening past form or gerund has no
+    subject, else None. Only the opening verb's own subject counts: "Just started doing
+    aerial yoga, it's great" leaves the speaker unsaid although "it's great" has one."""
+    if sent.text.rstrip().endswith("?"):
         return None
     words = [t for t in sent if not t.is_punct and not t.is_space]
     if not words or not words[0].is_alpha or not words[0].text[:1].isupper():
@@ -288,6 +289,14 @@ def _implied_prefix(sent: Any) -> str | None:
         words = words[1:]
     if not words or not words[0].is_alpha or words[0].lower_ in LINKING_PAST:
         return None
+    opener = words[0]
+    verb = opener.head if opener.dep_ in ("aux", "auxpass") else opener
+    if opener.dep_ in SUBJECT_LIKE_DEPS or any(
+        c.dep_ in SUBJECT_LIKE_DEPS for v in (opener, verb) for c in v.children
+    ):
+        return None
+    if any(c.dep_ == "agent" or c.lower_ == "by" for c in opener.children):
+        return None  # "Painted by my grandma, this picture ...": a passive, not a deed
     if len([t for t in sent if t.is_alpha and t.i > words[0].i]) < 2:
         return None  # "Inspiring!", "Loved it!": said of something, or nothing to say
     if any(c.lower_ in ("me", "us") for c in words[0].children):
@@ -307,13 +316,18 @@ def _implied_prefix(sent: Any) -> str | None:
 
 
 def _merged(first: Extraction, second: Extraction) -> Extraction:
-    """Both extractions of one message: every fact, and each entity once (by name)."""
+    """Both extractions of one message: each fact and each entity (by name) once. (The
+    second parse holds the whole sentence, so a clause with a subject of its own gives
+    the same facts in both.)"""
     entities = {e.name.casefold(): e for e in first.entities}
     for entity in second.entities:
         known = entities.setdefault(entity.name.casefold(), entity)
         if not known.label and entity.label:
             known.label = entity.label
-    return Extraction(entities=list(entities.values()), facts=[*first.facts, *second.facts])
+    facts = {(f.source, f.relation, f.target, f.fact): f for f in first.facts}
+    for fact in second.facts:
+        facts.setdefault((fact.source, fact.relation, fact.target, fact.fact), fact)
+    return Extraction(entities=list(entities.values()), facts=list(facts.values()))
 
 
 Candidate = tuple[str, str | None]  # an entity's name and label, not yet registered
