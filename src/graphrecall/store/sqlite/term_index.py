@@ -517,10 +517,14 @@ class Tokenizer:
             self._conn.close()
 
 
-def _logged_since(conn: sqlite3.Connection, index: TermIndex) -> list[int] | None:
-    """The rows of ``index``'s table logged as changed since it was read, ascending; None
-    when the log is more than LOG_SCAN_MAX entries ahead or was pruned past the copy."""
-    seq = _log_seq(conn)
+class TooFarBehind(Exception):
+    """More of a copy's rows changed than its caller would read (``catch_up``'s ``most``)."""
+
+
+def _logged_since(conn: sqlite3.Connection, index: TermIndex, seq: int) -> list[int] | None:
+    """The rows of ``index``'s table logged as changed since it was read, up to log entry
+    ``seq``, ascending; None when that is more than LOG_SCAN_MAX entries or the log was
+    pruned past the copy."""
     pending = seq - index.seq
     if pending < 0 or pending > LOG_SCAN_MAX:
         return None
@@ -530,31 +534,28 @@ def _logged_since(conn: sqlite3.Connection, index: TermIndex) -> list[int] | Non
     return sorted({int(row) for tbl, row in rows if tbl == index.table})
 
 
-def changes_pending(conn: sqlite3.Connection, index: TermIndex) -> int | None:
-    """How many of ``index``'s table's rows changed since it was read (None: it cannot
-    catch up)."""
-    changed = _logged_since(conn, index)
-    return None if changed is None else len(changed)
-
-
 def catch_up(
     index: TermIndex,
     conn: sqlite3.Connection,
     owner_field: str,
     weights: Sequence[float],
     tokenizer: Tokenizer,
+    most: int | None = None,
 ) -> TermIndex | None:
     """``index`` brought up to date from the change log, on ``conn`` (one snapshot); None
-    when the log no longer holds every change since it was read."""
+    when the log no longer holds every change since it was read. Raises TooFarBehind when
+    more than ``most`` (unless None) of its rows changed, before reading any of them."""
     table = index.table
     fts = f"{table}_fts"
     names = [r[1] for r in conn.execute(f"PRAGMA table_info({fts})")]
     conn.execute("BEGIN")
     try:
         cookie, seq = _structure(conn, table), _log_seq(conn)
-        found = _logged_since(conn, index)
+        found = _logged_since(conn, index, seq)
         if found is None:
             return None
+        if most is not None and len(found) > most:
+            raise TooFarBehind(table)
         changed = found
         sized: list[tuple[int, bytes]] = []
         content: list[tuple[Any, ...]] = []
@@ -592,6 +593,11 @@ def catch_up(
 
 
 Connect = Callable[[], AbstractContextManager[sqlite3.Connection | None]]
+
+
+def _start(name: str, work: Callable[..., None], *args: Any) -> None:
+    """Run ``work(*args)`` on a daemon thread of its own."""
+    threading.Thread(target=work, args=args, name=name, daemon=True).start()
 
 
 class TermIndexes:
@@ -642,18 +648,12 @@ class TermIndexes:
             with connect() as conn:
                 if conn is None:
                     return None
-                behind = changes_pending(conn, index)
-                if behind is not None and behind > INLINE_MAX:
-                    threading.Thread(
-                        target=self._catch_up_apart,
-                        args=(index, owner_field, tuple(weights)),
-                        name=f"term-index-catch-up-{table}",
-                        daemon=True,
-                    ).start()
-                    apart = True  # the thread lets go of the table
-                    return None
-                if behind is not None:
-                    fresh = catch_up(index, conn, owner_field, weights, self._tokenizer)
+                fresh = catch_up(index, conn, owner_field, weights, self._tokenizer, INLINE_MAX)
+        except TooFarBehind:
+            name = f"term-index-catch-up-{table}"
+            _start(name, self._catch_up_apart, index, owner_field, tuple(weights))
+            apart = True  # the thread lets go of the table
+            return None
         except Exception:  # a cache: the search goes on with FTS5
             log.exception("term index of %s not caught up", table)
         finally:
@@ -662,9 +662,7 @@ class TermIndexes:
                     self._catching.discard(table)
         return self._adopt(index, fresh, owner_field, weights)
 
-    def _catch_up_apart(
-        self, index: TermIndex, owner_field: str, weights: tuple[float, ...]
-    ) -> None:
+    def _catch_up_apart(self, index: TermIndex, owner_field: str, weights: Sequence[float]) -> None:
         fresh = None
         try:
             conn = sqlite3.connect(str(self._path), isolation_level=None)
@@ -719,14 +717,9 @@ class TermIndexes:
             if time.monotonic() < self._next_build.get(table, 0.0):
                 return
             self._building.add(table)
-        threading.Thread(
-            target=self._build,
-            args=(table, owner_field, tuple(weights)),
-            name=f"term-index-{table}",
-            daemon=True,
-        ).start()
+        _start(f"term-index-{table}", self._build, table, owner_field, tuple(weights))
 
-    def _build(self, table: str, owner_field: str, weights: tuple[float, ...]) -> None:
+    def _build(self, table: str, owner_field: str, weights: Sequence[float]) -> None:
         started = time.monotonic()
         try:
             index = build(self._path, table, owner_field, weights, self._tune)
