@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from graphrecall.domain.models import Edge
+from graphrecall.domain.predicates import Column
 from graphrecall.store import Store
 from graphrecall.store.sqlite import fulltext
 from graphrecall.store.sqlite import store as sqlite_store
@@ -135,3 +136,27 @@ def test_a_terms_row_count_is_counted_once_per_ttl(store: Store) -> None:
         mp.setattr(sqlite_store, "ROW_COUNT_TTL_S", -1.0)  # every count has expired
         search(store, ["jordan", "tennis"], 20, plain=False)
         assert len(counted) == 5
+
+
+def test_a_filter_of_a_few_uuids_ranks_every_row_it_allows(store: Store) -> None:
+    # jordan in 63 of 100 rows: an unfiltered search leaves the rows with only "jordan"
+    # unranked; a filter that lists rows ranks all of them, over every term, as the plain
+    # query scores them.
+    corpus(store, jordan_only=60)
+    plain = search(store, ["jordan", "tennis"], 100, plain=True)
+    chosen = [u for u, _ in plain[::7]]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fulltext, "COMMON_MIN_ROWS", 10)
+        got = store.text_search(
+            Edge,
+            {"graph_uuid": GRAPH},
+            ["jordan", "tennis"],
+            where=Column("uuid", "in", tuple(chosen)),
+            limit=100,
+        )
+    assert [u for u, _ in got] == [u for u, _ in plain if u in set(chosen)]
+    assert [s for _, s in got] == pytest.approx([s for u, s in plain if u in set(chosen)])
+    assert any(
+        u not in {x for x, _ in search(store, ["jordan", "tennis"], 100, plain=False)}
+        for u, _ in got
+    )

@@ -14,7 +14,7 @@ import pytest
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Node
-from graphrecall.domain.predicates import HasAnyLabel
+from graphrecall.domain.predicates import Column, HasAnyLabel
 from graphrecall.store import Store, open_store
 from graphrecall.store.sqlite import store as store_module
 from graphrecall.store.sqlite import vector_index
@@ -243,5 +243,33 @@ def test_filtered_search_on_an_index_matches_exact_search(
                 )
                 best = sorted(rows, key=lambda i: -float(matrix[i] @ q))[:limit]
                 assert [u for u, _ in got] == [nodes[i].uuid for i in best]
+    finally:
+        store.close()
+
+
+def test_a_filter_of_a_few_uuids_is_scored_exactly_without_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vector_index, "ANN_MIN_ROWS", 150)
+    store = open_store(tmp_path / "bounded.db")
+    try:
+        nodes = add_nodes(store, [["Entity"] for _ in range(300)])
+        matrix = unit(300, 17)
+        store.set_embeddings(Node, "g", [(n.uuid, matrix[i]) for i, n in enumerate(nodes)])
+        queries = unit(5, 18)
+        store.vector_search(Node, "g", queries[0], scope={"graph_uuid": "g"})
+        wait_store_ready(store)
+
+        def no_index(*args: object, **kwargs: object) -> None:
+            raise AssertionError("a bounded filter searched the index")
+
+        monkeypatch.setattr(store._ann, "search", no_index)  # type: ignore[attr-defined]
+        rows = list(range(3, 300, 37))
+        allowed = Column("uuid", "in", tuple(nodes[i].uuid for i in rows))
+        for q in queries:
+            got = store.vector_search(Node, "g", q, scope={"graph_uuid": "g"}, where=allowed)
+            best = sorted(rows, key=lambda i: -float(matrix[i] @ q))
+            assert [u for u, _ in got] == [nodes[i].uuid for i in best]
+            assert [s for _, s in got] == pytest.approx([float(matrix[i] @ q) for i in best])
     finally:
         store.close()

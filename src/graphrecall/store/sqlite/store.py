@@ -60,7 +60,7 @@ from graphrecall.store.sqlite.migrations import (
     ensure_change_log,
     migrate,
 )
-from graphrecall.store.sqlite.predicates import Compiler, register_functions
+from graphrecall.store.sqlite.predicates import Compiler, bounded, register_functions
 from graphrecall.store.sqlite.term_index import TermIndex, TermIndexes, Tokenizer
 from graphrecall.store.sqlite.vector_index import VectorIndexes
 
@@ -687,6 +687,18 @@ class SQLiteStore(Store):
             return []
         table = self._table(kind)
         sql_where, params = self._where(kind, scope, where)
+        weights = "".join(f", {w}" for w in FTS_COLUMN_WEIGHTS.get(table, ()))
+        if bounded(where):
+            # The filter's few rows drive (CROSS JOIN keeps them outer), each matched and
+            # scored by rowid: every row the filter allows is ranked, over every term.
+            rows = self._read(
+                f"SELECT t.uuid AS uuid, -bm25({table}_fts{weights}) AS score FROM {table} t"
+                f" CROSS JOIN {table}_fts ON {table}_fts.rowid = t.rowid"
+                f" WHERE {sql_where} AND {table}_fts MATCH ?"
+                f" ORDER BY score DESC, uuid LIMIT {int(limit)}",
+                [*params, fulltext.any_of(terms)],
+            )
+            return [(r[0], float(r[1])) for r in rows]
         indexed = self._indexed_search(kind, scope, terms, sql_where, params, limit)
         if indexed is not None:
             plan, found = indexed
@@ -696,7 +708,6 @@ class SQLiteStore(Store):
             )
         # CROSS JOIN keeps the full-text index as the outer loop: the planner would
         # otherwise drive from an indexed filter and run MATCH once per row.
-        weights = "".join(f", {w}" for w in FTS_COLUMN_WEIGHTS.get(table, ()))
         select = (
             f"SELECT t.uuid AS uuid, -bm25({table}_fts{weights}) AS score FROM {table}_fts"
             f" CROSS JOIN {table} t ON t.rowid = {table}_fts.rowid"
@@ -872,22 +883,12 @@ class SQLiteStore(Store):
         key = (self._table(kind), owner_uuid)
         if restricted:
             sql_where, params = self._where(kind, scope, where)
-            # A big owner: filter the index's nearest first (a broad filter matched
-            # thousands of rows, ~90 ms to list at 100k facts); if too few pass, every
-            # allowed row is scored exactly below.
-            fetch = POST_FILTER_FETCH
-            while fetch <= POST_FILTER_FETCH_MAX:
-                nearest = self._ann.search(key, uuids, matrix, vector, fetch)
-                if nearest is None:
-                    break
-                passing = self._passing(kind, sql_where, params, [uuids[r] for r, _ in nearest])
-                hits = [(uuids[r], score) for r, score in nearest if uuids[r] in passing]
-                if len(hits) >= limit:
-                    return hits[:limit]
-                if not hits:
-                    break  # a selective filter: its rows are few, score them all
-                # Once more, asking for as many as this pass rate needs (with a margin).
-                fetch = max(2 * fetch, int(1.5 * limit * fetch / len(hits)))
+            if not bounded(where):
+                hits = self._post_filtered(
+                    kind, key, uuids, matrix, vector, sql_where, params, limit
+                )
+                if hits is not None:
+                    return hits
             allowed = [
                 r[0]
                 for r in self._query(
@@ -904,10 +905,44 @@ class SQLiteStore(Store):
                 return [(uuids[row], score) for row, score in approximate]
             rows = np.arange(len(uuids))
             scores = matrix @ vector
-        k = min(limit, scores.shape[0])
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [(uuids[int(rows[i])], float(scores[i])) for i in top]
+        return [(uuids[int(rows[i])], score) for i, score in _best(scores, limit)]
+
+    def _post_filtered(
+        self,
+        kind: type[Record],
+        key: tuple[str, str],
+        uuids: list[str],
+        matrix: npt.NDArray[np.float32],
+        vector: Vector,
+        sql_where: str,
+        params: list[Any],
+        limit: int,
+    ) -> list[tuple[str, float]] | None:
+        """A big owner's best ``limit`` rows that pass a filter, found by checking its
+        nearest rows against the filter (a broad filter matches thousands of rows, ~90 ms
+        to list at 100k facts); None when there is no index yet or the filter passes too
+        few of them: then every allowed row is scored exactly."""
+        fetch = POST_FILTER_FETCH
+        nearest = self._ann.search(key, uuids, matrix, vector, fetch)
+        checked: set[int] = set()
+        hits: list[tuple[str, float]] = []
+        while nearest is not None:
+            fresh = [(row, score) for row, score in nearest if row not in checked]
+            passing = self._passing(kind, sql_where, params, [uuids[r] for r, _ in fresh])
+            hits += [(uuids[r], score) for r, score in fresh if uuids[r] in passing]
+            checked.update(r for r, _ in fresh)
+            if len(hits) >= limit or len(checked) >= len(uuids):
+                hits.sort(key=lambda h: (-h[1], h[0]))
+                return hits[:limit]
+            if not hits:
+                return None  # a selective filter: its rows are few, score them all
+            # Once more, as deep as this pass rate needs (with a margin), checking only
+            # the rows not checked yet.
+            fetch = max(2 * fetch, int(1.5 * limit * fetch / len(hits)))
+            if fetch > POST_FILTER_FETCH_MAX:
+                return None
+            nearest = self._ann.search(key, uuids, matrix, vector, fetch)
+        return None
 
     def _passing(
         self, kind: type[Record], sql_where: str, params: list[Any], uuids: Sequence[str]
@@ -1128,3 +1163,13 @@ def _decode_cursor(cursor: str, page: PageRequest) -> tuple[Any, str]:
 
 def _owner_field(kind: type[Record]) -> str:
     return OWNER_FIELDS.get(kind, "graph_uuid")
+
+
+def _best(scores: npt.NDArray[np.float32], limit: int) -> list[tuple[int, float]]:
+    """The ``limit`` best of ``scores`` as (position, score), best first."""
+    k = min(limit, scores.shape[0])
+    if k <= 0:
+        return []
+    top = np.argpartition(-scores, k - 1)[:k]
+    top = top[np.argsort(-scores[top], kind="stable")]
+    return [(int(i), float(scores[i])) for i in top]
