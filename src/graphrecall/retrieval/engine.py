@@ -5,10 +5,12 @@ rerankers it accepts); nothing here is scope-specific beyond that."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
+from typing import TypeVar
 
 from graphrecall.domain import clock
 from graphrecall.domain import predicates as p
@@ -31,6 +33,8 @@ from graphrecall.retrieval.fusion import RRF_K, rrf
 from graphrecall.retrieval.text import query_terms
 from graphrecall.store.base import Store, Vector
 
+T = TypeVar("T")
+
 log = logging.getLogger(__name__)
 
 Reranker = str  # rrf | mmr | cross_encoder | node_distance | episode_mentions
@@ -44,9 +48,10 @@ DEFAULT_LEG_WEIGHTS = {"bm25": 1.0, "vector": 0.5, "bfs": 1.0, "time": 1.0, "fac
 # its context ("Melanie SIGNS_UP_FOR pottery class" of "I just signed up for a class"), so
 # its vector matches questions the message's own does not. On LoCoMo (10 samples,
 # in-process, 100 facts deep) episode recall@5 / @10 / @25 72.2 / 80.3 / 87.8 -> 72.6 /
-# 81.0 / 88.0 % at weight 0.15 (multi-hop @10 48.9 -> 50.8, open-domain 43.3 -> 47.6); 0.25: 72.3 /
-# 81.1; 0.5: 71.0 / 81.2; 1.0: 64.6 / 78.4. It reuses the query vector: one more vector
-# search, over the facts, beside the vector leg, and the provenance of the nearest.
+# 81.0 / 88.0 % at weight 0.15 (multi-hop @10 48.9 -> 50.8, open-domain 43.3 -> 47.6);
+# 0.25: 72.3 / 81.1; 0.5: 71.0 / 81.2; 1.0: 64.6 / 78.4. It reuses the query vector: one
+# more vector search, over the facts, beside the vector leg, and the provenance of the
+# nearest.
 FACTS_LEG_DEPTH = 30  # 100 ranked the same (72.6 / 81.0); 20: 72.3 / 81.0
 # The graph scopes fuse with RRF k = 10, not the literature's 60: a smaller k lets a leg's
 # first few results count for more than agreement deep in the lists. On LoCoMo (10
@@ -207,15 +212,11 @@ def search(
         # The lexical leg runs beside query embedding and the vector leg (FTS5, ONNX and
         # numpy all release the GIL); its results are placed first, as if run first.
         terms = query_terms(opts.query)
-        if store.in_transaction():  # another thread would wait for this transaction
-            lexical_leg = Future()
-            lexical_leg.set_result(
-                store.text_search(kind, scope, terms, where=opts.where, limit=opts.candidates)
-            )
-        else:
-            lexical_leg = _LEGS.submit(
-                store.text_search, kind, scope, terms, where=opts.where, limit=opts.candidates
-            )
+        lexical_leg = beside(
+            _LEGS,
+            store,
+            partial(store.text_search, kind, scope, terms, where=opts.where, limit=opts.candidates),
+        )
         legs["bm25"] = []
     vector_text = opts.query if opts.vector_query is None else opts.vector_query
     if (
@@ -230,11 +231,8 @@ def search(
     facts_leg: Future[list[str]] | None = None
     if spec.facts_leg and "vector" in opts.legs and query_vector is not None:
         # Beside the vector leg (faiss and SQLite release the GIL).
-        if store.in_transaction():
-            facts_leg = Future()
-            facts_leg.set_result(_facts_leg(store, spec, scope, query_vector, opts))
-        else:
-            facts_leg = _LEGS.submit(_facts_leg, store, spec, scope, query_vector, opts)
+        work = partial(_facts_leg, store, spec, scope, query_vector, opts)
+        facts_leg = beside(_LEGS, store, work)
     if "vector" in opts.legs and query_vector is not None:
         similar = store.vector_search(
             kind, graph_uuid, query_vector, scope=scope, where=opts.where, limit=opts.candidates
@@ -268,6 +266,16 @@ def search(
     fused = fused[: opts.limit]
     ranked = _rerank(store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores)
     return SearchRun(hits=ranked, legs_used=list(legs), leg_scores=leg_scores)
+
+
+def beside(pool: ThreadPoolExecutor, store: Store, work: Callable[[], T]) -> Future[T]:
+    """``work`` started on ``pool``, to run beside the caller's own; run at once instead
+    when the caller holds a transaction, which another thread's reads would wait for."""
+    if store.in_transaction():
+        done: Future[T] = Future()
+        done.set_result(work())
+        return done
+    return pool.submit(work)
 
 
 def _facts_leg(

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any, Literal
 
 from graphrecall.domain import clock
@@ -333,11 +334,8 @@ class _Plan:
         parts = [where] if where else []
         if self.query_episodes:
             parts.append(p.Not(p.Column("uuid", "in", self.query_episodes)))
-        if self.ctx.store.in_transaction():  # another thread would wait for it
-            done: Future[list[Hit]] = Future()
-            done.set_result(self.hits("episode", p.all_of(parts), EPISODE_GUIDES))
-            return done
-        return _GUIDES.submit(self.hits, "episode", p.all_of(parts), EPISODE_GUIDES)
+        work = partial(self.hits, "episode", p.all_of(parts), EPISODE_GUIDES)
+        return engine.beside(_GUIDES, self.ctx.store, work)
 
     def _guided(
         self, facts: list[Item], guides: list[Hit], extra: p.Predicate | None = None

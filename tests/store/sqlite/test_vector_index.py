@@ -65,6 +65,18 @@ def wait_store_ready(store: Store) -> None:
         time.sleep(0.01)
 
 
+def indexed_nodes(
+    store: Store, labels: list[list[str]], seed: int
+) -> tuple[list[Node], npt.NDArray[np.float32]]:
+    """Nodes of graph "g" with random unit vectors, once their HNSW index is built."""
+    nodes = add_nodes(store, labels)
+    matrix = unit(len(nodes), seed)
+    store.set_embeddings(Node, "g", [(n.uuid, matrix[i]) for i, n in enumerate(nodes)])
+    store.vector_search(Node, "g", matrix[0], scope={"graph_uuid": "g"})  # starts the build
+    wait_store_ready(store)
+    return nodes, matrix
+
+
 @pytest.fixture
 def indexes() -> Iterator[VectorIndexes]:
     built = VectorIndexes(min_rows=100)
@@ -216,18 +228,12 @@ def test_filtered_search_on_an_index_matches_exact_search(
     monkeypatch.setattr(store_module, "POST_FILTER_FETCH", 60)
     store = open_store(tmp_path / "filtered.db")
     try:
-        nodes = add_nodes(
-            store,
-            [
-                ["Entity", "Common" if i % 2 else "Rare" if i % 50 == 0 else "Other"]
-                for i in range(300)
-            ],
-        )
-        matrix = unit(300, 15)
-        store.set_embeddings(Node, "g", [(n.uuid, matrix[i]) for i, n in enumerate(nodes)])
+        labels = [
+            ["Entity", "Common" if i % 2 else "Rare" if i % 50 == 0 else "Other"]
+            for i in range(300)
+        ]
+        nodes, matrix = indexed_nodes(store, labels, 15)
         queries = unit(10, 16)
-        store.vector_search(Node, "g", queries[0], scope={"graph_uuid": "g"})
-        wait_store_ready(store)
         # 1,000 nearest stand for 60 here: "Common" passes half of them (a page of 40
         # needs a second, larger fetch), "Rare" 6 rows in all (scored exactly).
         for label, limit in (("Common", 10), ("Common", 40), ("Rare", 10)):
@@ -253,12 +259,8 @@ def test_a_filter_of_a_few_uuids_is_scored_exactly_without_the_index(
     monkeypatch.setattr(vector_index, "ANN_MIN_ROWS", 150)
     store = open_store(tmp_path / "bounded.db")
     try:
-        nodes = add_nodes(store, [["Entity"] for _ in range(300)])
-        matrix = unit(300, 17)
-        store.set_embeddings(Node, "g", [(n.uuid, matrix[i]) for i, n in enumerate(nodes)])
+        nodes, matrix = indexed_nodes(store, [["Entity"] for _ in range(300)], 17)
         queries = unit(5, 18)
-        store.vector_search(Node, "g", queries[0], scope={"graph_uuid": "g"})
-        wait_store_ready(store)
 
         def no_index(*args: object, **kwargs: object) -> None:
             raise AssertionError("a bounded filter searched the index")

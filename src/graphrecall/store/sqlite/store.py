@@ -688,11 +688,12 @@ class SQLiteStore(Store):
         table = self._table(kind)
         sql_where, params = self._where(kind, scope, where)
         weights = "".join(f", {w}" for w in FTS_COLUMN_WEIGHTS.get(table, ()))
+        score = f"-bm25({table}_fts{weights}) AS score"
         if bounded(where):
             # The filter's few rows drive (CROSS JOIN keeps them outer), each matched and
             # scored by rowid: every row the filter allows is ranked, over every term.
             rows = self._read(
-                f"SELECT t.uuid AS uuid, -bm25({table}_fts{weights}) AS score FROM {table} t"
+                f"SELECT t.uuid AS uuid, {score} FROM {table} t"
                 f" CROSS JOIN {table}_fts ON {table}_fts.rowid = t.rowid"
                 f" WHERE {sql_where} AND {table}_fts MATCH ?"
                 f" ORDER BY score DESC, uuid LIMIT {int(limit)}",
@@ -709,7 +710,7 @@ class SQLiteStore(Store):
         # CROSS JOIN keeps the full-text index as the outer loop: the planner would
         # otherwise drive from an indexed filter and run MATCH once per row.
         select = (
-            f"SELECT t.uuid AS uuid, -bm25({table}_fts{weights}) AS score FROM {table}_fts"
+            f"SELECT t.uuid AS uuid, {score} FROM {table}_fts"
             f" CROSS JOIN {table} t ON t.rowid = {table}_fts.rowid"
             f" WHERE {table}_fts MATCH ? AND {sql_where}"
         )
