@@ -133,6 +133,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "version": __version__,
             "vector_indexes": store.vector_index_status(),
             "text_indexes": store.text_index_status(),
+            "filter_columns": store.filter_column_status(),
         }
 
     return app

@@ -77,6 +77,7 @@ CASES: tuple[Case, ...] = (
     Case("context/2500", "context", "-"),
 )
 CASES_BY_NAME = {c.name: c for c in CASES}
+FILTERED = CASES_BY_NAME["edges/rrf+filters"]
 
 Call = Callable[[Query], list[str]]
 
@@ -397,12 +398,13 @@ def _in_process(
             )
         )
         both_legs = engine.SearchOptions(query=queries[0].text, legs=("bm25", "vector"))
+        filtered = search.options(params_for(FILTERED, queries[0], hub), "edges")
+        run = partial(engine.search, store, embedder, None)
         extra["index_build_s"] = wait_for_builds(
             [
-                partial(
-                    engine.search, store, embedder, None, engine.SCOPES[s], graph_uuid, both_legs
-                )
-                for s in INDEXED_SCOPES
+                *(partial(run, engine.SCOPES[s], graph_uuid, both_legs) for s in INDEXED_SCOPES),
+                # The filter columns the filtered case reads (filter_columns.py).
+                partial(run, engine.SCOPES["edges"], graph_uuid, filtered),
             ],
             lambda: store_index_status(store),
         )
@@ -542,16 +544,22 @@ def _through_sdk(
             "nodes": client.graph.search_nodes,
             "episodes": client.graph.search_episodes,
         }
-        extra["index_build_s"] = wait_for_builds(
-            [
-                partial(methods[s], graph_uuid, query=queries[0].text, page_size=PAGE_SIZE)
-                for s in INDEXED_SCOPES
-            ],
-            server.index_status,
-        )
         since = DateFilter(field="created_at", operator="gte", value=FILTER_SINCE)
         current = DateFilter(field="expired_at", operator="is_null")
         dates = DateFilters(any_of=[DateFilterGroup(all_of=[since, current])])
+        filters = EdgeSearchFilters(edge_types=list(queries[0].edge_types), date_filters=dates)
+        extra["index_build_s"] = wait_for_builds(
+            [
+                *(
+                    partial(methods[s], graph_uuid, query=queries[0].text, page_size=PAGE_SIZE)
+                    for s in INDEXED_SCOPES
+                ),
+                partial(
+                    client.graph.search_edges, graph_uuid, query=queries[0].text, filters=filters
+                ),
+            ],
+            server.index_status,
+        )
         for case in plan.cases:
 
             def call(q: Query, case: Case = case) -> list[str]:

@@ -74,10 +74,14 @@ class ServerProcess:
         raise RuntimeError(f"the server did not come up in {self.startup_timeout:.0f} s")
 
     def index_status(self) -> dict[str, int]:
-        """The server's HNSW and in-memory term indexes: how many are ``ready`` and how
-        many ``building``, from ``/healthz``."""
+        """The server's HNSW indexes, in-memory term indexes and filter columns: how many
+        are ``ready`` and how many ``building``, from ``/healthz``."""
         health = httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=10).json()
-        return added(health.get("vector_indexes", {}), health.get("text_indexes", {}))
+        return added(
+            health.get("vector_indexes", {}),
+            health.get("text_indexes", {}),
+            health.get("filter_columns", {}),
+        )
 
     def __exit__(
         self,
@@ -109,8 +113,11 @@ def added(*statuses: dict[str, int]) -> dict[str, int]:
 
 
 def store_index_status(store: Store) -> dict[str, int]:
-    """An in-process store's HNSW and in-memory term indexes, summed."""
-    return added(store.vector_index_status(), store.text_index_status())
+    """An in-process store's HNSW indexes, in-memory term indexes and filter columns,
+    summed."""
+    return added(
+        store.vector_index_status(), store.text_index_status(), store.filter_column_status()
+    )
 
 
 def wait_for_builds(

@@ -51,6 +51,11 @@ class Store(ABC):
         ``building`` (empty for a backend that keeps none)."""
         return {}
 
+    def filter_column_status(self) -> dict[str, int]:
+        """In-memory copies of the columns filters test: how many are ``ready`` and how
+        many ``building`` (empty for a backend that keeps none)."""
+        return {}
+
     # -- records ---------------------------------------------------------------------
     @abstractmethod
     def insert(self, records: Sequence[Record]) -> None: ...

@@ -298,28 +298,62 @@ class TermIndex:
     def idf(self, term: str) -> float:
         return _idf(self.rows, self.matches(term))
 
-    def ranked(
-        self, phrases: Sequence[str], matching: Sequence[str], owner: str | None, first: int
-    ) -> Iterator[tuple[Ints, Floats]]:
-        """Rows that hold any of ``matching`` (of ``owner`` only, unless None), best first,
-        in chunks of (rowids, scores) that never split a tie, the first of ``first`` rows
-        (more if tied), each next four times as big; each row's score is FTS5's ``bm25()``
-        over ``phrases`` in that order (its MATCH expression's phrase order)."""
+    def _holding(self, terms: Sequence[str], owner: str | None, allowed: Ints | None) -> Bools:
+        """Which live rows (by number) hold any of ``terms``, of ``owner`` only (unless
+        None) and among the rowids ``allowed`` (unless None)."""
         parts_of = list(zip(self.segments, self.offsets, strict=True))
         mask = np.zeros(self.numbered, dtype=bool)
-        for term in matching:
+        for term in terms:
             for segment, offset in parts_of:
                 docs, _ = segment.postings(term)
                 mask[docs + offset if offset else docs] = True
         if owner is not None:
             code = self.owner_codes.get(owner)
             if code is None:
-                return
+                return np.zeros(self.numbered, dtype=bool)
             for segment, offset in parts_of:
                 mask[offset : offset + segment.size] &= segment.owners == code
+        if allowed is not None:
+            permitted = np.zeros(self.numbered, dtype=bool)
+            for segment, offset in parts_of:
+                permitted[segment.numbers(allowed) + offset] = True
+            mask &= permitted
         if self.alive is not None:
             mask &= self.alive
-        candidates = np.flatnonzero(mask)
+        return mask
+
+    def newest(
+        self,
+        matching: Sequence[str],
+        excluding: Sequence[str],
+        owner: str | None,
+        allowed: Ints | None,
+        count: int,
+    ) -> Ints:
+        """The rowids of the newest (highest rowid) ``count`` rows that hold any of
+        ``matching`` and none of ``excluding`` (as :meth:`ranked` picks rows): the rows
+        FTS5's fill query ranks (fulltext.py)."""
+        mask = self._holding(matching, owner, allowed) & ~self._holding(excluding, None, None)
+        rowids = self._rowids(np.flatnonzero(mask))
+        if len(rowids) > count:
+            rowids = np.partition(rowids, len(rowids) - count)[len(rowids) - count :]
+        return np.sort(rowids)
+
+    def ranked(
+        self,
+        phrases: Sequence[str],
+        matching: Sequence[str],
+        owner: str | None,
+        first: int,
+        allowed: Ints | None = None,
+    ) -> Iterator[tuple[Ints, Floats]]:
+        """Rows that hold any of ``matching`` (of ``owner`` only, unless None, and among
+        the rowids ``allowed``, unless None), best first, in chunks of (rowids, scores)
+        that never split a tie, the first of ``first`` rows (more if tied), each next four
+        times as big; each row's score is FTS5's ``bm25()`` over ``phrases`` in that order
+        (its MATCH expression's phrase order)."""
+        parts_of = list(zip(self.segments, self.offsets, strict=True))
+        candidates = np.flatnonzero(self._holding(matching, owner, allowed))
         if not len(candidates):
             return
         average = self.total_tokens / self.rows

@@ -1,0 +1,319 @@
+"""The in-memory filter columns (store/sqlite/filter_columns.py): a filter allows exactly
+the rows SQL's three-valued logic allows; filters they do not cover go to SQL; a copy
+follows committed writes, never rolled-back ones, and is read again after a delete; and
+a filtered search through them gives SQL's page (text) or the exact page (vectors)."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graphrecall.domain import clock
+from graphrecall.domain import predicates as p
+from graphrecall.domain.ids import new_id
+from graphrecall.domain.models import Edge
+from graphrecall.store import Store, open_store
+from graphrecall.store.sqlite import filter_columns, fulltext, term_index, vector_index
+from graphrecall.store.sqlite.filter_columns import Columns
+from graphrecall.store.sqlite.store import SQLiteStore
+
+GRAPH = "g-columns"
+NAMES = ["LIKES", "WORKS_AT", "LIVES_IN", "FRIEND_OF"]
+START = clock.now_dt() - timedelta(days=100)
+# "jordan" is in about 40 % of the facts: a common term, but one worth a fill.
+WORDS = ["jordan", "tennis", "court", "lisbon", "piano", "cat", "dog", "trip"]
+
+
+def stamp(day: int) -> str:
+    return clock.to_iso(START + timedelta(days=day, minutes=day))
+
+
+def maybe(rng: random.Random, day: int) -> str | None:
+    return None if rng.random() < 0.4 else stamp(day)
+
+
+def make_edges(rng: random.Random, count: int, graph: str = GRAPH) -> list[Edge]:
+    ends = [new_id() for _ in range(5)]
+    return [
+        Edge(
+            uuid=new_id(),
+            graph_uuid=graph,
+            name=rng.choice(NAMES),
+            fact=" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6))),
+            source_node_uuid=rng.choice(ends),
+            target_node_uuid=rng.choice(ends),
+            created_at=stamp(rng.randint(0, 99)),
+            updated_at=stamp(0),
+            valid_at=maybe(rng, rng.randint(0, 99)),
+            invalid_at=maybe(rng, rng.randint(0, 99)),
+            expired_at=maybe(rng, rng.randint(0, 99)),
+        )
+        for _ in range(count)
+    ]
+
+
+def read_copy(store: Store, graph: str = GRAPH) -> Columns:
+    rows = store._read(  # type: ignore[attr-defined]
+        f"{filter_columns.select('edges')} WHERE graph_uuid = ?", [graph]
+    )
+    return filter_columns.read("edges", "graph_uuid", graph, rows)
+
+
+def allowed_uuids(copy: Columns, where: p.Predicate | None, **scope: Any) -> set[str] | None:
+    mask = copy.allowed({"graph_uuid": GRAPH, **scope}, where)
+    return None if mask is None else {copy.uuids[i] for i in np.flatnonzero(mask)}
+
+
+def sql_uuids(store: Store, where: p.Predicate | None, **scope: Any) -> set[str]:
+    return {e.uuid for e in store.find(Edge, {"graph_uuid": GRAPH, **scope}, where=where)}
+
+
+def leaf(rng: random.Random, uuids: list[str]) -> p.Predicate:
+    field = rng.choice(["name", "source_node_uuid", "created_at", "valid_at", "expired_at"])
+    op = rng.choice(["eq", "ne", "gt", "lt", "gte", "lte", "in", "is_null", "is_not_null"])
+    if field == "name":
+        value: Any = rng.choice([*NAMES, "MISSING", "M"])
+    elif field == "source_node_uuid":
+        value = rng.choice(uuids)
+    else:
+        value = stamp(rng.randint(0, 99))
+    if op in ("is_null", "is_not_null"):
+        return p.Column(field, op)  # type: ignore[arg-type]
+    if op == "in":
+        others = NAMES if field == "name" else uuids if field == "source_node_uuid" else [stamp(5)]
+        return p.Column(field, "in", (value, rng.choice(others)))
+    return p.Column(field, op, value)  # type: ignore[arg-type]
+
+
+def tree(rng: random.Random, uuids: list[str], depth: int) -> p.Predicate:
+    if depth == 0 or rng.random() < 0.3:
+        return leaf(rng, uuids)
+    kind = rng.choice(["and", "or", "not"])
+    if kind == "not":
+        return p.Not(tree(rng, uuids, depth - 1))
+    items = tuple(tree(rng, uuids, depth - 1) for _ in range(rng.randint(1, 3)))
+    return p.And(items) if kind == "and" else p.Or(items)
+
+
+def test_filters_allow_exactly_the_rows_sql_allows(store: Store) -> None:
+    rng = random.Random(5)
+    edges = make_edges(rng, 120)
+    store.insert([*edges, *make_edges(rng, 20, graph="g-other")])
+    copy = read_copy(store)
+    assert len(copy) == 120
+    ends = [e.source_node_uuid for e in edges]
+    named: list[p.Predicate] = [
+        p.Column("valid_at", "lt", stamp(50)),
+        p.Not(p.Column("valid_at", "lt", stamp(50))),  # NULL stays out, negated or not
+        p.Column("expired_at", "ne", stamp(10)),  # IS NOT: NULL passes
+        p.Column("name", "in", ()),
+        p.Not(p.Column("name", "in", ())),  # SQL's 0: its negation is true even for NULL
+        p.Nothing(),
+        p.Not(p.Nothing()),
+        p.Column("uuid", "in", (edges[3].uuid, edges[7].uuid, "not-there")),
+        p.Or((p.Column("name", "gt", "LIKES"), p.Column("invalid_at", "is_null"))),
+        p.Not(p.And((p.Column("valid_at", "gte", stamp(20)), p.Column("name", "eq", "LIKES")))),
+    ]
+    random_trees = [tree(rng, ends, 3) for _ in range(300)]
+    for where in [*named, *random_trees]:
+        assert allowed_uuids(copy, where) == sql_uuids(store, where), where
+    # The scope's own fields count too.
+    assert allowed_uuids(copy, None, expired_at=None) == sql_uuids(store, None, expired_at=None)
+    assert allowed_uuids(copy, None, name=["LIKES"]) == sql_uuids(store, None, name=["LIKES"])
+
+
+def test_filters_the_columns_do_not_cover_go_to_sql(store: Store) -> None:
+    store.insert(make_edges(random.Random(6), 10))
+    copy = read_copy(store)
+    uncovered: list[p.Predicate] = [
+        p.JsonPath("attributes", "x", "eq", 1),
+        p.EndpointLabels(("Person",), True),
+        p.Column("fact", "eq", "x"),  # not a kept column
+        p.Column("name", "eq", 5),  # a number against text: SQL's affinity rules
+        p.Column("created_at", "gte", "2024-01-01"),  # not the stored timestamp form
+        p.And((p.Column("name", "eq", "LIKES"), p.LinkedToEpisodes(("e",)))),
+    ]
+    for where in uncovered:
+        assert copy.allowed({"graph_uuid": GRAPH}, where) is None, where
+    assert copy.allowed({"graph_uuid": "another-graph"}, None) is None
+    assert copy.allowed({"graph_uuid": GRAPH, "fact": "x"}, None) is None
+
+
+def current_copy(store: Store, where: p.Predicate | None = None) -> set[str]:
+    """The rows the store's current copy allows, waiting while it is read."""
+    deadline = time.monotonic() + 30
+    while True:
+        found = store._filter_copy(Edge, {"graph_uuid": GRAPH}, where)  # type: ignore[attr-defined]
+        if found is not None:
+            copy, mask = found
+            return {copy.uuids[i] for i in np.flatnonzero(mask)}
+        assert time.monotonic() < deadline, "the filter columns were never read"
+        time.sleep(0.01)
+
+
+def test_a_copy_follows_commits_never_rollbacks_and_is_read_again_after_a_delete(
+    store: Store,
+) -> None:
+    rng = random.Random(7)
+    first = make_edges(rng, 30)
+    store.insert(first)
+    likes = p.Column("name", "eq", "LIKES")
+    assert current_copy(store, likes) == sql_uuids(store, likes)
+    # A new row and a changed row are caught up with, without reading the copy again.
+    added = make_edges(rng, 1)[0].model_copy(update={"name": "LIKES"})
+    store.insert([added])
+    changed = first[0].model_copy(update={"name": "LIKES" if first[0].name != "LIKES" else "X"})
+    store.update(changed)
+    assert current_copy(store, likes) == sql_uuids(store, likes)
+    assert added.uuid in current_copy(store, likes)
+    assert store.filter_column_status() == {"ready": 1, "building": 0}  # type: ignore[attr-defined]
+    # A write rolled back is never seen.
+    ghost = make_edges(rng, 1)[0]
+    with pytest.raises(RuntimeError), store.transaction():
+        store.insert([ghost])
+        raise RuntimeError("undo")
+    assert ghost.uuid not in current_copy(store)
+    # A delete may cascade anywhere: the copy is read again, without the deleted row.
+    store.delete(Edge, {"uuid": added.uuid})
+    assert store._filter_copy(Edge, {"graph_uuid": GRAPH}, likes) is None  # type: ignore[attr-defined]
+    assert current_copy(store, likes) == sql_uuids(store, likes)
+    assert added.uuid not in current_copy(store)
+
+
+def test_another_process_writes_make_the_copy_read_again(tmp_path: Path) -> None:
+    path = tmp_path / "shared.db"
+    store, other = open_store(path), open_store(path)
+    try:
+        rng = random.Random(8)
+        store.insert(make_edges(rng, 10))
+        assert len(current_copy(store)) == 10
+        other.insert(make_edges(rng, 2))  # a commit on another connection
+        assert len(current_copy(store)) == 12
+    finally:
+        other.close()
+        store.close()
+
+
+@pytest.fixture
+def big(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
+    """A store whose 400-fact graph counts as big: HNSW, the term index and the filter
+    columns all serve it; terms count as common early."""
+    monkeypatch.setattr(vector_index, "ANN_MIN_ROWS", 100)
+    monkeypatch.setattr(term_index, "MIN_ROWS", 0)
+    monkeypatch.setattr(fulltext, "COMMON_MIN_ROWS", 10)
+    store = open_store(tmp_path / "big.db")
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def copies_used(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each filtered leg got the rows from the filter columns (True) or SQL."""
+    used: list[bool] = []
+    real = SQLiteStore._filter_copy
+
+    def spy(self: SQLiteStore, *args: Any) -> Any:
+        found = real(self, *args)
+        used.append(found is not None)
+        return found
+
+    monkeypatch.setattr(SQLiteStore, "_filter_copy", spy)
+    return used
+
+
+def filtered_searches(
+    store: Store, where: p.Predicate, vector: np.ndarray[Any, Any]
+) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    scope = {"graph_uuid": GRAPH}
+    text = store.text_search(Edge, scope, ["jordan", "tennis", "piano"], where=where, limit=20)
+    vec = store.vector_search(Edge, GRAPH, vector, scope=scope, where=where, limit=20)
+    return text, vec
+
+
+def test_filtered_searches_through_the_copy_give_sqls_and_the_exact_pages(
+    big: Store, copies_used: list[bool]
+) -> None:
+    rng = random.Random(9)
+    edges = make_edges(rng, 400)
+    big.insert(edges)
+    matrix = np.random.default_rng(9).normal(size=(400, 16)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    big.set_embeddings(Edge, GRAPH, [(e.uuid, matrix[i]) for i, e in enumerate(edges)])
+    assert big.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    wheres = [
+        p.And((p.Column("name", "in", ("LIKES", "LIVES_IN")), p.Column("expired_at", "is_null"))),
+        p.Column("created_at", "gte", stamp(90)),
+        p.Not(p.Column("name", "eq", "LIKES")),
+    ]
+    current_copy(big)
+    for where in wheres:
+        q = matrix[rng.randrange(400)]
+        copies_used.clear()
+        text, vec = filtered_searches(big, where, q)
+        assert copies_used == [True, True]  # both legs
+        with pytest.MonkeyPatch.context() as mp:  # the same searches, filtered in SQL
+            mp.setattr(type(big), "_filter_copy", lambda *_: None)
+            sql_text, _ = filtered_searches(big, where, q)
+        assert text == sql_text and text  # same rows, order and scores
+        allowed = sorted(sql_uuids(big, where))
+        position = {e.uuid: i for i, e in enumerate(edges)}
+        scores = {u: float(matrix[position[u]] @ q) for u in allowed}
+        best = sorted(allowed, key=lambda u: -scores[u])[:20]
+        assert [u for u, _ in vec] == best
+        assert [s for _, s in vec] == pytest.approx([scores[u] for u in best], abs=1e-6)
+
+
+def test_the_fill_of_a_common_term_is_ranked_from_the_copy_as_fts5_ranks_it(
+    big: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows that hold only the common term ("jordan") are ranked when the rarer terms
+    match too few allowed rows: the newest FILL_ROWS of them."""
+    rng = random.Random(10)
+    big.insert(make_edges(rng, 400))
+    assert big.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    current_copy(big)
+    where = p.Column("name", "eq", "WORKS_AT")
+    scope = {"graph_uuid": GRAPH}
+    fills: list[int] = []
+    newest = term_index.TermIndex.newest
+
+    def counted(self: term_index.TermIndex, *args: Any) -> Any:
+        found = newest(self, *args)
+        fills.append(len(found))
+        return found
+
+    monkeypatch.setattr(term_index.TermIndex, "newest", counted)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fulltext, "FILL_ROWS", 15)
+        found = big.text_search(Edge, scope, ["jordan", "zebra"], where=where, limit=40)
+        assert fills == [15]  # the fill came from the copy
+        mp.setattr(type(big), "_filter_copy", lambda *_: None)
+        plain = big.text_search(Edge, scope, ["jordan", "zebra"], where=where, limit=40)
+    assert found == plain and len(found) == 15
+
+
+def test_a_copy_that_disagrees_with_sql_is_not_trusted(
+    big: Store, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    rng = random.Random(11)
+    edges = make_edges(rng, 300)
+    big.insert(edges)
+    vectors = np.random.default_rng(11).normal(size=(300, 16)).astype(np.float32)
+    big.set_embeddings(Edge, GRAPH, [(e.uuid, vectors[i]) for i, e in enumerate(edges)])
+    assert big.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    current_copy(big)
+    # A broken copy that allows every row.
+    monkeypatch.setattr(Columns, "allowed", lambda self, *_: self.alive.copy())
+    where = p.Column("name", "eq", "LIKES")
+    text, vec = filtered_searches(big, where, vectors[0])
+    likes = sql_uuids(big, where)
+    assert text and vec
+    assert {u for u, _ in text} <= likes and {u for u, _ in vec} <= likes
+    assert caplog.text.count("disagree with SQL") == 2  # each leg fell back to SQL
