@@ -272,6 +272,7 @@ def test_a_filter_of_a_few_uuids_is_scored_exactly_without_the_index(
             got = store.vector_search(Node, "g", q, scope={"graph_uuid": "g"}, where=allowed)
             best = sorted(rows, key=lambda i: -float(matrix[i] @ q))
             assert [u for u, _ in got] == [nodes[i].uuid for i in best]
-            assert [s for _, s in got] == pytest.approx([float(matrix[i] @ q) for i in best])
+            want = [float(matrix[i] @ q) for i in best]
+            assert [s for _, s in got] == pytest.approx(want, abs=1e-6)
     finally:
         store.close()

@@ -60,6 +60,8 @@ COLUMNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 # A search re-reads at most this many rows written since the copy was read; more, and
 # the copy is read again whole in the background while SQL filters.
 CATCH_UP_MAX = 2_000
+# Masks kept per copy (the latest filters; a search's two legs ask for the same one).
+MASKS_KEPT = 8
 NOT_A_TIME = np.datetime64("NaT", "us")
 
 
@@ -157,14 +159,30 @@ class Columns:
     text: dict[str, Text | None]
     times: dict[str, Times | None]
     _matrix_rows: dict[int, tuple[object, Ints]] = field(default_factory=dict, compare=False)
+    # The masks of the latest filters, shared by a search's two legs.
+    _masks: dict[object, Bools | None] = field(default_factory=dict, compare=False)
+    _masks_lock: threading.Lock = field(default_factory=threading.Lock, compare=False)
 
     def __len__(self) -> int:
         return len(self.uuids)
 
     # -- filters ---------------------------------------------------------------------
     def allowed(self, scope: Mapping[str, Any], where: p.Predicate | None) -> Bools | None:
-        """The rows ``scope`` and ``where`` allow, or None when a part of them is not
-        covered by these columns (then SQL must filter)."""
+        """The rows ``scope`` and ``where`` allow (read-only), or None when a part of them
+        is not covered by these columns (then SQL must filter)."""
+        try:
+            key: object = (tuple((k, _hashable(v)) for k, v in sorted(scope.items())), where)
+            hash(key)
+        except TypeError:  # a value that cannot be a key: evaluate it every time
+            return self._allowed(scope, where)
+        with self._masks_lock:  # the other leg waits for the mask rather than redo it
+            if key not in self._masks:
+                while len(self._masks) >= MASKS_KEPT:
+                    self._masks.pop(next(iter(self._masks)))
+                self._masks[key] = self._allowed(scope, where)
+            return self._masks[key]
+
+    def _allowed(self, scope: Mapping[str, Any], where: p.Predicate | None) -> Bools | None:
         mask = self.alive.copy()
         for key, value in scope.items():
             if key == self.owner_field:
@@ -185,6 +203,7 @@ class Columns:
             if truth is None:
                 return None
             mask &= truth[0]
+        mask.flags.writeable = False
         return mask
 
     def _truth(self, pred: p.Predicate) -> Truth | None:
@@ -292,6 +311,10 @@ class Columns:
         )
 
 
+def _hashable(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list | set | frozenset) else value
+
+
 def _text_truth(column: Text, op: str, value: Any) -> Truth | None:
     codes = column.codes
     null = codes < 0
@@ -305,8 +328,11 @@ def _text_truth(column: Text, op: str, value: Any) -> Truth | None:
     if op == "in" and not values:  # SQL's "0": false, even for NULL
         return np.zeros_like(null), np.ones_like(null)
     if op in ("eq", "in", "ne"):
-        wanted = [column.code_of[v] for v in values if v in column.code_of]
-        hit = np.isin(codes, np.asarray(wanted, dtype=np.int32)) if wanted else np.zeros_like(null)
+        # One lookup per row, through a table of the words (its last entry, for NULL's -1,
+        # is False).
+        wanted = np.zeros(len(column.words) + 1, dtype=bool)
+        wanted[[column.code_of[v] for v in values if v in column.code_of]] = True
+        hit = wanted[codes]
         if op == "ne":  # IS NOT: NULL is not equal to a value
             return ~hit, hit
         return hit, ~hit & ~null

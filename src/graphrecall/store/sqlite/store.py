@@ -998,13 +998,13 @@ class SQLiteStore(Store):
             rows = np.fromiter((index[u] for u in allowed if u in index), dtype=np.int64)
             if rows.size == 0:
                 return []
-            scores = matrix[rows] @ vector
+            scores = _cosines(matrix[rows], vector)
         else:
             approximate = self._ann.search(key, uuids, matrix, vector, limit)
             if approximate is not None:
                 return [(uuids[row], score) for row, score in approximate]
             rows = np.arange(len(uuids))
-            scores = matrix @ vector
+            scores = _cosines(matrix, vector)
         return [(uuids[int(rows[i])], score) for i, score in _best(scores, limit)]
 
     def _masked_vector_search(
@@ -1040,7 +1040,7 @@ class SQLiteStore(Store):
             hits = self._post_filtered(key, uuids, matrix, vector, passing, limit)
             if hits is not None:
                 return hits
-        scores = matrix[rows] @ vector
+        scores = _cosines(matrix[rows], vector)
         return [(uuids[int(rows[i])], score) for i, score in _best(scores, limit)]
 
     def _confirmed(
@@ -1312,6 +1312,15 @@ def _decode_cursor(cursor: str, page: PageRequest) -> tuple[Any, str]:
 
 def _owner_field(kind: type[Record]) -> str:
     return OWNER_FIELDS.get(kind, "graph_uuid")
+
+
+def _cosines(matrix: npt.NDArray[np.float32], vector: Vector) -> npt.NDArray[np.float32]:
+    """Each row's dot product with ``vector`` (cosines: the vectors are normalised), on
+    the calling thread: numpy's own loop, not BLAS, whose worker threads on this 2-core
+    machine took the other leg's core and left the product ~1.5x slower at p95 (6,500
+    rows of 384: 13.8 -> 8.3 ms, in a search process)."""
+    scores: npt.NDArray[np.float32] = np.einsum("ij,j->i", matrix, vector)
+    return scores
 
 
 def _best(scores: npt.NDArray[np.float32], limit: int) -> list[tuple[int, float]]:
