@@ -21,6 +21,7 @@ from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge
 from graphrecall.store import Store, open_store
 from graphrecall.store.sqlite import filter_columns, fulltext, term_index, vector_index
+from graphrecall.store.sqlite import store as store_module
 from graphrecall.store.sqlite.filter_columns import Columns
 from graphrecall.store.sqlite.store import SQLiteStore
 
@@ -158,47 +159,89 @@ def current_copy(store: Store, where: p.Predicate | None = None) -> set[str]:
         time.sleep(0.01)
 
 
-def test_a_copy_follows_commits_never_rollbacks_and_is_read_again_after_a_delete(
-    store: Store,
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The owners whose copy was read whole, once per reading."""
+    done: list[str] = []
+    real = filter_columns.read
+
+    def counted(table: str, owner_field: str, owner: str, rows: Any) -> Columns:
+        done.append(owner)
+        return real(table, owner_field, owner, rows)
+
+    monkeypatch.setattr(filter_columns, "read", counted)
+    return done
+
+
+def test_a_copy_catches_up_with_commits_deletes_and_other_connections_never_rollbacks(
+    tmp_path: Path, reads: list[str]
 ) -> None:
-    rng = random.Random(7)
-    first = make_edges(rng, 30)
-    store.insert(first)
-    likes = p.Column("name", "eq", "LIKES")
-    assert current_copy(store, likes) == sql_uuids(store, likes)
-    # A new row and a changed row are caught up with, without reading the copy again.
-    added = make_edges(rng, 1)[0].model_copy(update={"name": "LIKES"})
-    store.insert([added])
-    changed = first[0].model_copy(update={"name": "LIKES" if first[0].name != "LIKES" else "X"})
-    store.update(changed)
-    assert current_copy(store, likes) == sql_uuids(store, likes)
-    assert added.uuid in current_copy(store, likes)
-    assert store.filter_column_status() == {"ready": 1, "building": 0}  # type: ignore[attr-defined]
-    # A write rolled back is never seen.
-    ghost = make_edges(rng, 1)[0]
-    with pytest.raises(RuntimeError), store.transaction():
-        store.insert([ghost])
-        raise RuntimeError("undo")
-    assert ghost.uuid not in current_copy(store)
-    # A delete may cascade anywhere: the copy is read again, without the deleted row.
-    store.delete(Edge, {"uuid": added.uuid})
-    assert store._filter_copy(Edge, {"graph_uuid": GRAPH}, likes) is None  # type: ignore[attr-defined]
-    assert current_copy(store, likes) == sql_uuids(store, likes)
-    assert added.uuid not in current_copy(store)
-
-
-def test_another_process_writes_make_the_copy_read_again(tmp_path: Path) -> None:
     path = tmp_path / "shared.db"
     store, other = open_store(path), open_store(path)
     try:
-        rng = random.Random(8)
-        store.insert(make_edges(rng, 10))
-        assert len(current_copy(store)) == 10
-        other.insert(make_edges(rng, 2))  # a commit on another connection
-        assert len(current_copy(store)) == 12
+        rng = random.Random(7)
+        first = make_edges(rng, 30)
+        store.insert(first)
+        likes = p.Column("name", "eq", "LIKES")
+        assert current_copy(store, likes) == sql_uuids(store, likes)
+        # A new row and a changed row are caught up with, without reading the copy again.
+        added = make_edges(rng, 1)[0].model_copy(update={"name": "LIKES"})
+        store.insert([added])
+        renamed = "LIKES" if first[0].name != "LIKES" else "X"
+        store.update(first[0].model_copy(update={"name": renamed}))
+        assert current_copy(store, likes) == sql_uuids(store, likes)
+        assert added.uuid in current_copy(store, likes)
+        # A write rolled back is never seen.
+        ghost = make_edges(rng, 1)[0]
+        with pytest.raises(RuntimeError), store.transaction():
+            store.insert([ghost])
+            raise RuntimeError("undo")
+        assert ghost.uuid not in current_copy(store)
+        # A deleted row is dropped; another connection's (process's) writes are seen.
+        store.delete(Edge, {"uuid": added.uuid})
+        assert added.uuid not in current_copy(store)
+        late = make_edges(rng, 2)
+        other.insert(late)
+        other.update(first[1].model_copy(update={"expired_at": stamp(3)}))
+        expired = p.Column("expired_at", "is_not_null")
+        assert current_copy(store, expired) == sql_uuids(store, expired)
+        assert {e.uuid for e in late} <= current_copy(store)
+        assert len(current_copy(store)) == 32
+        assert reads == [GRAPH]  # all of it by catching up: the copy was read once
     finally:
         other.close()
         store.close()
+
+
+def test_a_copy_too_far_behind_or_past_the_pruned_log_is_read_again(
+    store: Store, monkeypatch: pytest.MonkeyPatch, reads: list[str]
+) -> None:
+    rng = random.Random(8)
+    store.insert(make_edges(rng, 10))
+    current_copy(store)
+    monkeypatch.setattr(filter_columns, "CATCH_UP_MAX", 3)
+    store.insert(make_edges(rng, 4))  # four rows behind: read again
+    assert store._filter_copy(Edge, {"graph_uuid": GRAPH}, None) is None  # type: ignore[attr-defined]
+    assert len(current_copy(store)) == 14
+    monkeypatch.setattr(store_module, "CHANGE_LOG_KEEP", 1)
+    store.insert(make_edges(rng, 1))
+    store.insert(make_edges(rng, 1))
+    store._prune_change_log()  # type: ignore[attr-defined]
+    assert store._filter_copy(Edge, {"graph_uuid": GRAPH}, None) is None  # type: ignore[attr-defined]
+    assert len(current_copy(store)) == 16
+    assert len(reads) == 3
+
+
+def test_the_row_log_triggers_cover_every_kept_column(store: Store) -> None:
+    """A column added to filter_columns.COLUMNS needs its update trigger widened (by a
+    migration), or updates of it would never reach the copies."""
+    for table, (text, times) in filter_columns.COLUMNS.items():
+        (sql,) = store._read(  # type: ignore[attr-defined]
+            "SELECT sql FROM sqlite_master WHERE name = ?", [f"{table}_rows_update"]
+        )[0]
+        watched = sql.split(" OF ", 1)[1].split(" ON ", 1)[0]
+        columns = {c.strip() for c in watched.split(",")}
+        assert {"uuid", "graph_uuid", *text, *times} <= columns, table
 
 
 @pytest.fixture

@@ -17,12 +17,13 @@ logic; any other predicate, or a value of another type, makes it answer None and
 search filters in SQL, as before. The copy is a cache, never trusted alone: each leg
 checks its final page against the filter in SQL and falls back to SQL if any row fails.
 
-:class:`FilterColumns` keeps the copies current. Each committed write of a row names it
-as dirty (:meth:`FilterColumns.written`, called after COMMIT, so that a re-read sees the
-write); a search re-reads the few dirty rows of its owner (:data:`CATCH_UP_MAX`) before
-using the copy. Deletes and other processes' writes move the store's generation, after
-which copies are read again whole. Whole reads (~0.35 s at 100k facts) run on one
-background thread; a search that finds no current copy filters in SQL.
+:class:`FilterColumns` keeps the copies current from the row log (``migrations.ROW_LOG``,
+schema migration 15): triggers log the rowid of every row inserted, deleted or updated in
+a kept column, whichever connection wrote it (another process too), inside the writing
+transaction (so a rolled-back write is never logged). A search re-reads the rows logged
+since its copy was read, up to :data:`CATCH_UP_MAX`, before using it; more, or a log
+pruned past the copy, and the copy is read again whole (~0.35-0.6 s at 100k facts) on a
+background thread, SQL filtering meanwhile.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graphrecall.domain import predicates as p
+from graphrecall.store.sqlite.migrations import ROW_LOG
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +47,6 @@ Bools = npt.NDArray[np.bool_]
 Times = npt.NDArray[np.datetime64]
 Read = Callable[[str, Sequence[Any]], list[Any]]
 Key = tuple[str, str]  # (table, owner uuid)
-Generation = tuple[int, ...]  # copies read at another generation are read again
 
 # The filterable columns kept per table: text columns (compared by dictionary code) and
 # timestamp columns.
@@ -269,31 +270,50 @@ class Columns:
         return rows
 
     # -- catching up ---------------------------------------------------------------------
-    def with_rows(self, found: Sequence[Sequence[Any]], gone: Sequence[str]) -> Columns | None:
-        """A copy with ``found`` rows (rowid, uuid, text..., times..., as :func:`select`
-        reads them) written and the rows of ``gone`` uuids dropped; None when a value does
-        not fit the columns (then the copy is read again whole)."""
+    def with_rows(self, logged: Ints, found: Sequence[Sequence[Any]]) -> Columns | None:
+        """A copy after the rows ``logged`` (rowids) were written: ``found`` holds those
+        still of this owner (rowid, uuid, text..., times..., as :func:`select` reads
+        them), the others are dropped. None when the copy must be read again whole (a
+        value that does not fit the columns, or a new row numbered below the last)."""
         text_names, time_names = COLUMNS[self.table]
+        at = np.searchsorted(self.rowids, logged)
+        inside = at < len(self)
+        held = at[inside][self.rowids[at[inside]] == logged[inside]]
+        if not held.size and not found:
+            return self  # the writes were another owner's
+        alive = self.alive.copy()
+        alive[held] = False  # dropped unless found again below
         uuids, position = list(self.uuids), dict(self.position)
         rows: list[int] = []
+        added: list[int] = []
+        renamed = False
         for record in found:
-            uuid = record[1]
-            if uuid not in position:
-                position[uuid] = len(uuids)
+            rowid, uuid = int(record[0]), str(record[1])
+            i = int(np.searchsorted(self.rowids, rowid))
+            if i < len(self) and int(self.rowids[i]) == rowid:
+                if uuids[i] != uuid:  # a rowid reused by another row
+                    renamed = True
+                    if position.get(uuids[i]) == i:
+                        del position[uuids[i]]
+                    uuids[i] = uuid
+                rows.append(i)
+            else:
+                if rowid <= (added[-1] if added else int(self.rowids[-1]) if len(self) else -1):
+                    return None  # numbered below the last row: keep the rowids sorted
+                added.append(rowid)
+                rows.append(len(uuids))
                 uuids.append(uuid)
-            rows.append(position[uuid])
+            position[uuid] = rows[-1]
         size = len(uuids)
-        at = np.asarray(rows, dtype=np.int64)
-        rowids = np.concatenate([self.rowids, np.zeros(size - len(self), dtype=np.int64)])
-        rowids[at] = [r[0] for r in found]
-        alive = np.concatenate([self.alive, np.zeros(size - len(self), dtype=bool)])
-        alive[at] = True
-        alive[[position[u] for u in gone if u in position]] = False
+        at_rows = np.asarray(rows, dtype=np.int64)
+        rowids = np.concatenate([self.rowids, np.asarray(added, dtype=np.int64)])
+        alive = np.concatenate([alive, np.zeros(size - len(self), dtype=bool)])
+        alive[at_rows] = True
         text: dict[str, Text | None] = {}
         for i, name in enumerate(text_names, start=2):
             column = self.text[name]
             text[name] = (
-                None if column is None else column.with_values(at, [r[i] for r in found], size)
+                None if column is None else column.with_values(at_rows, [r[i] for r in found], size)
             )
         times: dict[str, Times | None] = {}
         for i, name in enumerate(time_names, start=2 + len(text_names)):
@@ -302,13 +322,20 @@ class Columns:
                 times[name] = None
                 continue
             grown = np.concatenate([old, np.full(size - len(self), NOT_A_TIME)])
-            grown[at] = new
+            grown[at_rows] = new
             times[name] = grown
         if any(v is None for v in text.values()) or any(v is None for v in times.values()):
             return None
-        return Columns(
+        copy = Columns(
             self.table, self.owner_field, self.owner, rowids, uuids, position, alive, text, times
         )
+        cached = self._matrix_rows.get(0)
+        if cached is not None and not renamed:  # the old rows kept their uuids
+            index = cached[0]
+            assert isinstance(index, dict)
+            extra = np.fromiter((index.get(u, -1) for u in uuids[len(self) :]), np.int64)
+            copy._matrix_rows[0] = (index, np.concatenate([cached[1], extra]))
+        return copy
 
 
 def _hashable(value: Any) -> Any:
@@ -405,13 +432,13 @@ def read(table: str, owner_field: str, owner: str, rows: Sequence[Sequence[Any]]
 
 
 class FilterColumns:
-    """The current :class:`Columns` of each (table, owner) searched with a filter."""
+    """The current :class:`Columns` of each (table, owner) searched with a filter, caught
+    up from the row log (``migrations.ROW_LOG``) by the searches that use them."""
 
     def __init__(self, read_rows: Read) -> None:
         self._read = read_rows
         self._lock = threading.Lock()
-        self._copies: dict[Key, tuple[Generation, Columns]] = {}  # generation read at, copy
-        self._dirty: dict[Key, set[str]] = {}
+        self._copies: dict[Key, tuple[int, Columns]] = {}  # last log entry applied, copy
         self._building: set[Key] = set()
         self._catch_lock = threading.Lock()
         self._closed = False
@@ -423,82 +450,74 @@ class FilterColumns:
     def close(self) -> None:
         self._closed = True
 
-    def written(self, table: str, owner: str, uuids: Sequence[str]) -> None:
-        """Rows were committed: the copy of their owner must re-read them."""
-        if table not in COLUMNS:
-            return
-        with self._lock:
-            if (table, owner) in self._copies or (table, owner) in self._building:
-                self._dirty.setdefault((table, owner), set()).update(uuids)
-
-    def current(
-        self, table: str, owner_field: str, owner: str, generation: Generation
-    ) -> Columns | None:
+    def current(self, table: str, owner_field: str, owner: str) -> Columns | None:
         """The copy of ``owner``'s rows of ``table`` with every committed write in, or None
         (then one is read in the background, and SQL filters meanwhile)."""
         if table not in COLUMNS:
             return None
-        key = (table, owner)
         # One catch-up at a time: no search uses a copy another is still catching up.
         with self._catch_lock:
-            return self._caught_up(key, owner_field, generation)
+            return self._caught_up((table, owner), owner_field)
 
-    def _caught_up(self, key: Key, owner_field: str, generation: Generation) -> Columns | None:
+    def _caught_up(self, key: Key, owner_field: str) -> Columns | None:
         table, owner = key
         with self._lock:
             held = self._copies.get(key)
-            if held is None or held[0] != generation:
-                self._schedule(key, owner_field, generation)
-                return None
-            dirty = self._dirty.pop(key, set())
-            if len(dirty) > CATCH_UP_MAX:
-                self._schedule(key, owner_field, generation)
-                return None
-        copy = held[1]
-        if not dirty:
+        if held is None:
+            self._schedule(key, owner_field)
+            return None
+        seq, copy = held
+        first = self._read(f"SELECT min(seq) FROM {ROW_LOG}", [])[0][0]
+        logged = self._read(
+            f"SELECT seq, row FROM {ROW_LOG} WHERE seq > ? AND tbl = ? ORDER BY seq LIMIT ?",
+            [seq, table, CATCH_UP_MAX + 1],
+        )
+        if (first is not None and first > seq + 1) or len(logged) > CATCH_UP_MAX:
+            self._schedule(key, owner_field)  # pruned past the copy, or too far behind
+            return None
+        if not logged:
             return copy
-        names = sorted(dirty)
+        rowids = np.unique(np.asarray([r[1] for r in logged], dtype=np.int64))
         found: list[Any] = []
-        for start in range(0, len(names), 500):
-            chunk = names[start : start + 500]
+        for start in range(0, len(rowids), 500):
+            chunk = rowids[start : start + 500].tolist()
             marks = ",".join("?" * len(chunk))
             found += self._read(
-                f"{select(table)} WHERE uuid IN ({marks}) AND {owner_field} = ?",
+                f"{select(table)} WHERE rowid IN ({marks}) AND {owner_field} = ? ORDER BY rowid",
                 [*chunk, owner],
             )
-        seen = {r[1] for r in found}
-        caught_up = copy.with_rows(found, [u for u in names if u not in seen])
+        caught_up = copy.with_rows(rowids, found)
+        if caught_up is None:
+            self._schedule(key, owner_field)
+            return None
         with self._lock:
-            if caught_up is None:
-                self._schedule(key, owner_field, generation)
-                return None
             if self._copies.get(key) is held:
-                self._copies[key] = (generation, caught_up)
+                self._copies[key] = (int(logged[-1][0]), caught_up)
         return caught_up
 
-    def _schedule(self, key: Key, owner_field: str, generation: Generation) -> None:
-        """Read ``key``'s copy again in the background (the caller holds the lock)."""
-        # The copy is dropped: catching it up while it is read again could lose writes.
-        self._copies.pop(key, None)
-        if key in self._building or self._closed:
-            return
-        self._building.add(key)
-        # Writes from now on are re-read on top of the copy being read.
-        self._dirty[key] = set()
+    def _schedule(self, key: Key, owner_field: str) -> None:
+        """Read ``key``'s copy again in the background."""
+        with self._lock:
+            self._copies.pop(key, None)
+            if key in self._building or self._closed:
+                return
+            self._building.add(key)
         threading.Thread(
             target=self._build,
-            args=(key, owner_field, generation),
+            args=(key, owner_field),
             name="graphrecall-filter-columns",
             daemon=True,
         ).start()
 
-    def _build(self, key: Key, owner_field: str, generation: Generation) -> None:
+    def _build(self, key: Key, owner_field: str) -> None:
         table, owner = key
         try:
-            rows = self._read(f"{select(table)} WHERE {owner_field} = ?", [owner])
+            # The log position first: writes after it are caught up with later.
+            seq = self._read(f"SELECT coalesce(max(seq), 0) FROM {ROW_LOG}", [])[0][0]
+            rows = self._read(f"{select(table)} WHERE {owner_field} = ? ORDER BY rowid", [owner])
             copy = read(table, owner_field, owner, rows)
             with self._lock:
-                self._copies[key] = (generation, copy)
+                self._copies[key] = (int(seq), copy)
         except Exception:  # SQL keeps filtering; say why the copy is missing
             log.exception("reading the filter columns of %s/%s failed", *key)
         finally:

@@ -46,6 +46,9 @@ def _fts(tables: dict[str, tuple[str, ...]]) -> str:
 
 # Every row a full-text index adds or drops, in order (migration 14, term_index.py).
 CHANGE_LOG = "text_index_changes"
+# Every row written to a table with in-memory filter columns (filter_columns.py), by
+# rowid, whichever connection wrote it: a copy catches up from here.
+ROW_LOG = "row_changes"
 # The tables with a full-text index (``{table}_fts``).
 FTS_TABLES = ("episodes", "edges", "nodes", "observations", "thread_summaries", "memories")
 # How much a column of a full-text index counts in its BM25 score (``bm25()`` arguments,
@@ -533,6 +536,47 @@ MIGRATIONS: list[str] = [
         tbl TEXT NOT NULL,
         row INTEGER NOT NULL
     );
+    """,
+    # 15: the row log of the tables with in-memory filter columns: each row inserted,
+    # deleted, or updated in a filtered column (filter_columns.COLUMNS, the owner, the
+    # uuid), so that a copy catches up with any connection's writes (another process's
+    # too) and never sees a rolled-back one.
+    f"""
+    CREATE TABLE {ROW_LOG} (
+        seq INTEGER PRIMARY KEY,
+        tbl TEXT NOT NULL,
+        row INTEGER NOT NULL
+    );
+    CREATE TRIGGER edges_rows_insert AFTER INSERT ON edges BEGIN
+    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('edges', new.rowid);
+    END;
+    CREATE TRIGGER edges_rows_delete AFTER DELETE ON edges BEGIN
+    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('edges', old.rowid);
+    END;
+    CREATE TRIGGER edges_rows_update AFTER UPDATE OF uuid, graph_uuid, name, source_node_uuid,
+        target_node_uuid, created_at, valid_at, invalid_at, expired_at ON edges BEGIN
+    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('edges', new.rowid);
+    END;
+    CREATE TRIGGER episodes_rows_insert AFTER INSERT ON episodes BEGIN
+    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('episodes', new.rowid);
+    END;
+    CREATE TRIGGER episodes_rows_delete AFTER DELETE ON episodes BEGIN
+    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('episodes', old.rowid);
+    END;
+    CREATE TRIGGER episodes_rows_update AFTER UPDATE OF uuid, graph_uuid, thread_uuid, role,
+        source, created_at ON episodes BEGIN
+    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('episodes', new.rowid);
+    END;
+    CREATE TRIGGER nodes_rows_insert AFTER INSERT ON nodes BEGIN
+    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('nodes', new.rowid);
+    END;
+    CREATE TRIGGER nodes_rows_delete AFTER DELETE ON nodes BEGIN
+    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('nodes', old.rowid);
+    END;
+    CREATE TRIGGER nodes_rows_update AFTER UPDATE OF uuid, graph_uuid, name, created_at
+        ON nodes BEGIN
+    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('nodes', new.rowid);
+    END;
     """,
 ]
 

@@ -20,7 +20,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
-from functools import partial
 from pathlib import Path
 from typing import Any, get_args
 
@@ -60,6 +59,7 @@ from graphrecall.store.sqlite.migrations import (
     FTS_COLUMN_WEIGHTS,
     FTS_TABLES,
     FTS_TOKENIZE,
+    ROW_LOG,
     ensure_change_log,
     migrate,
 )
@@ -167,12 +167,8 @@ class SQLiteStore(Store):
         self._adjacency: OrderedDict[str, tuple[tuple[int, int, int], Adjacency]] = OrderedDict()
         self._edge_versions: dict[str, int] = {}
         self._all_edges_version = 0
-        # Work to do once the open transaction commits (dropped if it rolls back).
-        self._after_commit: list[Callable[[], None]] = []
-        # In-memory filter columns of big owners (filter_columns.py), read again whole
-        # after a delete (``_deletes``) or another process's commit (``data_version``).
+        # In-memory filter columns of big owners (filter_columns.py).
         self._filter_columns = FilterColumns(self._read)
-        self._deletes = 0
         register_functions(self._conn)
         with self._lock:
             migrate(self._conn)
@@ -228,7 +224,6 @@ class SQLiteStore(Store):
                 yield
             except BaseException:
                 self._depth, self._owner = 0, None
-                self._after_commit.clear()
                 self._all_edges_version += 1  # a cache may have seen the undone writes
                 with self._vector_log_lock:
                     self._vector_log.clear()  # it may hold vectors that were never committed
@@ -236,9 +231,6 @@ class SQLiteStore(Store):
                 raise
             self._depth, self._owner = 0, None
             self._conn.execute("COMMIT")
-            done, self._after_commit = self._after_commit, []
-            for hook in done:
-                hook()
 
     def vector_index_status(self) -> dict[str, int]:
         return self._ann.status()
@@ -352,7 +344,6 @@ class SQLiteStore(Store):
     def insert(self, records: Sequence[Record]) -> None:
         with self.transaction():
             self._edges_changed(records)
-            self._rows_written(records)
             for record in records:
                 row = self._to_row(record)
                 cols = ",".join(row)
@@ -368,7 +359,6 @@ class SQLiteStore(Store):
         assignments = ",".join(f"{col} = ?" for col in row)
         with self.transaction():
             self._edges_changed([record])
-            self._rows_written([record])
             self._conn.execute(
                 f"UPDATE {self._table(type(record))} SET {assignments} WHERE uuid = ?",
                 [*row.values(), uuid],
@@ -435,7 +425,6 @@ class SQLiteStore(Store):
         table = self._table(kind)
         with self.transaction():
             self._all_edges_version += 1  # deleting any record may cascade to edges
-            self._after_commit.append(self._deleted)
             uuids = [
                 r[0]
                 for r in self._conn.execute(f"SELECT uuid FROM {table} t WHERE {where}", params)
@@ -556,19 +545,6 @@ class SQLiteStore(Store):
                     self._edge_versions.get(record.graph_uuid, 0) + 1
                 )
 
-    def _rows_written(self, records: Sequence[Record]) -> None:
-        """Once committed, the filter columns of the records' owners re-read them."""
-        written: dict[tuple[str, str], list[str]] = {}
-        for record in records:
-            owner = getattr(record, _owner_field(type(record)), None)
-            if isinstance(owner, str):
-                written.setdefault((self._table(type(record)), owner), []).append(record.uuid)
-        for (table, owner), uuids in written.items():
-            self._after_commit.append(partial(self._filter_columns.written, table, owner, uuids))
-
-    def _deleted(self) -> None:
-        self._deletes += 1
-
     def _filter_copy(
         self, kind: type[Record], scope: Scope, where: Predicate | None
     ) -> tuple[Columns, npt.NDArray[np.bool_]] | None:
@@ -578,11 +554,7 @@ class SQLiteStore(Store):
         owner = scope.get(_owner_field(kind))
         if self.in_transaction() or not isinstance(owner, str):
             return None
-        with self._lock:
-            external = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
-        copy = self._filter_columns.current(
-            self._table(kind), _owner_field(kind), owner, (self._deletes, external)
-        )
+        copy = self._filter_columns.current(self._table(kind), _owner_field(kind), owner)
         if copy is None:
             return None
         allowed = copy.allowed(scope, where)
@@ -1246,13 +1218,15 @@ class SQLiteStore(Store):
         return False
 
     def _prune_change_log(self) -> None:
-        """Drop all but the newest CHANGE_LOG_KEEP entries of the full-text change log,
-        once it holds twice as many (a copy they would have served is rebuilt)."""
-        first, last = self._query(f"SELECT min(seq), max(seq) FROM {CHANGE_LOG}")[0]
-        if first is None or last - first < 2 * CHANGE_LOG_KEEP:
-            return
-        with self.transaction():
-            self._conn.execute(f"DELETE FROM {CHANGE_LOG} WHERE seq <= ?", [last - CHANGE_LOG_KEEP])
+        """Drop all but the newest CHANGE_LOG_KEEP entries of the full-text change log and
+        of the filter columns' row log, once one holds twice as many (a copy they would
+        have served is read again)."""
+        for table in (CHANGE_LOG, ROW_LOG):
+            first, last = self._query(f"SELECT min(seq), max(seq) FROM {table}")[0]
+            if first is None or last - first < 2 * CHANGE_LOG_KEEP:
+                continue
+            with self.transaction():
+                self._conn.execute(f"DELETE FROM {table} WHERE seq <= ?", [last - CHANGE_LOG_KEEP])
 
     def setting(self, key: str, default: str) -> str:
         with self.transaction():
