@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,6 +62,8 @@ COLUMNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 # A search re-reads at most this many rows written since the copy was read; more, and
 # the copy is read again whole in the background while SQL filters.
 CATCH_UP_MAX = 2_000
+# Copies kept (the owners searched with a filter most recently).
+COPIES_MAX = 64
 # Masks kept per copy (the latest filters; a search's two legs ask for the same one).
 MASKS_KEPT = 8
 NOT_A_TIME = np.datetime64("NaT", "us")
@@ -438,7 +441,8 @@ class FilterColumns:
     def __init__(self, read_rows: Read) -> None:
         self._read = read_rows
         self._lock = threading.Lock()
-        self._copies: dict[Key, tuple[int, Columns]] = {}  # last log entry applied, copy
+        # The last log entry applied and the copy, least recently used first.
+        self._copies: OrderedDict[Key, tuple[int, Columns]] = OrderedDict()
         self._building: set[Key] = set()
         self._catch_lock = threading.Lock()
         self._closed = False
@@ -463,6 +467,8 @@ class FilterColumns:
         table, owner = key
         with self._lock:
             held = self._copies.get(key)
+            if held is not None:
+                self._copies.move_to_end(key)
         if held is None:
             self._schedule(key, owner_field)
             return None
@@ -518,6 +524,8 @@ class FilterColumns:
             copy = read(table, owner_field, owner, rows)
             with self._lock:
                 self._copies[key] = (int(seq), copy)
+                while len(self._copies) > COPIES_MAX:
+                    self._copies.popitem(last=False)
         except Exception:  # SQL keeps filtering; say why the copy is missing
             log.exception("reading the filter columns of %s/%s failed", *key)
         finally:

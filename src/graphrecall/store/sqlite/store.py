@@ -794,8 +794,7 @@ class SQLiteStore(Store):
         plan = fulltext.match_plan(terms, index.rows, lambda term: index.matches(stem[term]))
         scoped = scope.get(_owner_field(kind))
         owner = scoped if isinstance(scoped, str) else None
-        restricted = where is not None or set(scope) - {_owner_field(kind)}
-        masked = self._filter_copy(kind, scope, where) if restricted else None
+        masked = self._filter_copy(kind, scope, where) if _restricted(kind, scope, where) else None
         allowed = None if masked is None else masked[0].rowids[masked[1]]
         rare, weighty = [stem[t] for t in plan.rare], [stem[t] for t in plan.weighty]
         chunks = index.ranked([stem[t] for t in plan.phrases], rare, owner, limit, allowed)
@@ -942,9 +941,8 @@ class SQLiteStore(Store):
         uuids, index, matrix = self._matrix(kind, owner_uuid)
         if not uuids:
             return []
-        restricted = where is not None or set(scope) - {_owner_field(kind)}
         key = (self._table(kind), owner_uuid)
-        if restricted:
+        if _restricted(kind, scope, where):
             sql_where, params = self._where(kind, scope, where)
             if not bounded(where) and len(uuids) >= self._ann.min_rows:
                 hits = self._masked_vector_search(
@@ -1286,6 +1284,11 @@ def _decode_cursor(cursor: str, page: PageRequest) -> tuple[Any, str]:
 
 def _owner_field(kind: type[Record]) -> str:
     return OWNER_FIELDS.get(kind, "graph_uuid")
+
+
+def _restricted(kind: type[Record], scope: Scope, where: Predicate | None) -> bool:
+    """Whether a search allows fewer rows than its owner's all."""
+    return where is not None or bool(set(scope) - {_owner_field(kind)})
 
 
 def _cosines(matrix: npt.NDArray[np.float32], vector: Vector) -> npt.NDArray[np.float32]:
