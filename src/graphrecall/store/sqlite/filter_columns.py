@@ -99,12 +99,11 @@ def _times(values: Sequence[Any]) -> Times | None:
 
 
 def _time_value(value: Any) -> np.datetime64 | None:
-    if not isinstance(value, str) or not _canonical(value):
+    """One timestamp as :func:`_times` reads a column (None: not in the stored form)."""
+    if value is None:
         return None
-    try:
-        return np.datetime64(value[:-1], "us")
-    except ValueError:
-        return None
+    parsed = _times([value])
+    return None if parsed is None else parsed[0]
 
 
 @dataclass(frozen=True)
@@ -345,62 +344,85 @@ def _hashable(value: Any) -> Any:
     return tuple(value) if isinstance(value, list | set | frozenset) else value
 
 
-def _text_truth(column: Text, op: str, value: Any) -> Truth | None:
-    codes = column.codes
-    null = codes < 0
+ORDER = {"gt": np.greater, "lt": np.less, "gte": np.greater_equal, "lte": np.less_equal}
+
+
+def _truth(
+    null: Bools,
+    op: str,
+    value: Any,
+    equal: Callable[[list[Any]], Bools | None],
+    order: Callable[[Any, Any], Bools | None],
+) -> Truth | None:
+    """A comparison of a column with SQL's three-valued logic, given the column's NULLs,
+    its non-NULL rows equal to any of some values (``equal``), and its non-NULL rows for
+    which ``order(ufunc, value)`` holds; None when either cannot say (SQL decides)."""
     if op == "is_null":
         return null, ~null
     if op == "is_not_null":
         return ~null, null
     values = list(value) if op == "in" else [value]
-    if not all(isinstance(v, str) for v in values):
-        return None
     if op == "in" and not values:  # SQL's "0": false, even for NULL
         return np.zeros_like(null), np.ones_like(null)
     if op in ("eq", "in", "ne"):
-        # One lookup per row, through a table of the words (its last entry, for NULL's -1,
-        # is False).
-        wanted = np.zeros(len(column.words) + 1, dtype=bool)
-        wanted[[column.code_of[v] for v in values if v in column.code_of]] = True
-        hit = wanted[codes]
+        hit = equal(values)
+        if hit is None:
+            return None
         if op == "ne":  # IS NOT: NULL is not equal to a value
             return ~hit, hit
         return hit, ~hit & ~null
-    # An order comparison: decide it once per distinct word (binary order, as SQLite's
-    # BINARY collation on UTF-8 agrees with code point order).
-    words = np.asarray(column.words, dtype=object)
-    compare = {"gt": np.greater, "lt": np.less, "gte": np.greater_equal, "lte": np.less_equal}
-    if op not in compare or not len(words):
-        return None if op not in compare else (np.zeros_like(null), np.zeros_like(null))
-    passes = np.asarray(compare[op](words, value), dtype=bool)
-    hit = np.zeros_like(null)
-    hit[~null] = passes[codes[~null]]
-    return hit, ~hit & ~null
+    if op not in ORDER:
+        return None
+    hit = order(ORDER[op], value)
+    return None if hit is None else (hit, ~hit & ~null)
+
+
+def _text_truth(column: Text, op: str, value: Any) -> Truth | None:
+    codes = column.codes
+    null = codes < 0
+
+    def equal(values: list[Any]) -> Bools | None:
+        if not all(isinstance(v, str) for v in values):
+            return None
+        # One lookup per row, through a table of the words (its last entry, for NULL's
+        # -1, is False).
+        wanted = np.zeros(len(column.words) + 1, dtype=bool)
+        wanted[[column.code_of[v] for v in values if v in column.code_of]] = True
+        hit: Bools = wanted[codes]
+        return hit
+
+    def order(compare: Any, bound: Any) -> Bools | None:
+        if not isinstance(bound, str):
+            return None
+        # Decided once per distinct word (binary order: SQLite's BINARY collation on
+        # UTF-8 agrees with code point order).
+        passes = np.zeros(len(column.words) + 1, dtype=bool)
+        if column.words:
+            passes[:-1] = compare(np.asarray(column.words, dtype=object), bound)
+        hit: Bools = passes[codes]
+        return hit
+
+    return _truth(null, op, value, equal, order)
 
 
 def _time_truth(times: Times, op: str, value: Any) -> Truth | None:
     null = np.isnat(times)
-    if op == "is_null":
-        return null, ~null
-    if op == "is_not_null":
-        return ~null, null
-    values = list(value) if op == "in" else [value]
-    if op == "in" and not values:
-        return np.zeros_like(null), np.ones_like(null)
-    found = [_time_value(v) for v in values]
-    parsed = [v for v in found if v is not None]
-    if len(parsed) < len(found):
-        return None
-    if op in ("eq", "in", "ne"):
-        hit = np.isin(times, np.asarray(parsed, dtype="datetime64[us]")) & ~null
-        if op == "ne":
-            return ~hit, hit
-        return hit, ~hit & ~null
-    compare = {"gt": np.greater, "lt": np.less, "gte": np.greater_equal, "lte": np.less_equal}
-    if op not in compare:
-        return None
-    hit = compare[op](times, parsed[0]) & ~null
-    return hit, ~hit & ~null
+
+    def equal(values: list[Any]) -> Bools | None:
+        parsed = [_time_value(v) for v in values]
+        if any(v is None for v in parsed):
+            return None
+        hit: Bools = np.isin(times, np.asarray(parsed, dtype="datetime64[us]")) & ~null
+        return hit
+
+    def order(compare: Any, bound: Any) -> Bools | None:
+        parsed = _time_value(bound)
+        if parsed is None:
+            return None
+        hit: Bools = compare(times, parsed) & ~null
+        return hit
+
+    return _truth(null, op, value, equal, order)
 
 
 def select(table: str) -> str:

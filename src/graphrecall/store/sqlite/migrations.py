@@ -174,6 +174,21 @@ _REPLY = f"search_replies = {_next_message('episodes')}"
 _CONTEXT = f"search_context = {_previous_messages('episodes')}"
 
 
+def _row_log_triggers(table: str, columns: str) -> str:
+    """Triggers that log into ROW_LOG each row of ``table`` inserted, deleted, or updated
+    in its uuid, its owner or ``columns``."""
+    log = f"INSERT INTO {ROW_LOG}(tbl, row) VALUES ('{table}', {{}}.rowid);"
+    watched = f"uuid, graph_uuid, {columns}"
+    return (
+        f"CREATE TRIGGER {table}_rows_insert AFTER INSERT ON {table} BEGIN"
+        f" {log.format('new')} END;\n"
+        f"CREATE TRIGGER {table}_rows_delete AFTER DELETE ON {table} BEGIN"
+        f" {log.format('old')} END;\n"
+        f"CREATE TRIGGER {table}_rows_update AFTER UPDATE OF {watched} ON {table} BEGIN"
+        f" {log.format('new')} END;"
+    )
+
+
 MIGRATIONS: list[str] = [
     # 1: the foundation schema
     """
@@ -547,36 +562,15 @@ MIGRATIONS: list[str] = [
         tbl TEXT NOT NULL,
         row INTEGER NOT NULL
     );
-    CREATE TRIGGER edges_rows_insert AFTER INSERT ON edges BEGIN
-    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('edges', new.rowid);
-    END;
-    CREATE TRIGGER edges_rows_delete AFTER DELETE ON edges BEGIN
-    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('edges', old.rowid);
-    END;
-    CREATE TRIGGER edges_rows_update AFTER UPDATE OF uuid, graph_uuid, name, source_node_uuid,
-        target_node_uuid, created_at, valid_at, invalid_at, expired_at ON edges BEGIN
-    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('edges', new.rowid);
-    END;
-    CREATE TRIGGER episodes_rows_insert AFTER INSERT ON episodes BEGIN
-    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('episodes', new.rowid);
-    END;
-    CREATE TRIGGER episodes_rows_delete AFTER DELETE ON episodes BEGIN
-    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('episodes', old.rowid);
-    END;
-    CREATE TRIGGER episodes_rows_update AFTER UPDATE OF uuid, graph_uuid, thread_uuid, role,
-        source, created_at ON episodes BEGIN
-    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('episodes', new.rowid);
-    END;
-    CREATE TRIGGER nodes_rows_insert AFTER INSERT ON nodes BEGIN
-    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('nodes', new.rowid);
-    END;
-    CREATE TRIGGER nodes_rows_delete AFTER DELETE ON nodes BEGIN
-    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('nodes', old.rowid);
-    END;
-    CREATE TRIGGER nodes_rows_update AFTER UPDATE OF uuid, graph_uuid, name, created_at
-        ON nodes BEGIN
-    INSERT INTO {ROW_LOG}(tbl, row) VALUES ('nodes', new.rowid);
-    END;
+    {
+        _row_log_triggers(
+            "edges",
+            "name, source_node_uuid, target_node_uuid, created_at,"
+            " valid_at, invalid_at, expired_at",
+        )
+    }
+    {_row_log_triggers("episodes", "thread_uuid, role, source, created_at")}
+    {_row_log_triggers("nodes", "name, created_at")}
     """,
 ]
 
