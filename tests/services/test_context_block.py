@@ -84,14 +84,18 @@ def _summary() -> ThreadSummary:
 
 def test_lines_carry_dates_labels_and_summaries() -> None:
     assert line_of("edge", edge("A knows B", valid_at="2021-03-01T00:00:00.000000Z")) == (
-        "- A knows B (valid: 2021-03-01 to present)"
+        "- A knows B (since 2021-03-01)"
     )
     ended = edge(
         "A knew B", valid_at="2021-03-01T12:30:00.000000Z", invalid_at=STAMP, expired_at=STAMP
     )
-    assert line_of("edge", ended) == "- A knew B (valid: 2021-03-01 12:30 to 2026-01-01)"
+    assert line_of("edge", ended) == "- A knew B (2021-03-01 12:30 to 2026-01-01)"
     superseded = edge("A met B", expired_at=STAMP)
-    assert line_of("edge", superseded) == "- A met B (valid: unknown to superseded 2026-01-01)"
+    assert line_of("edge", superseded) == "- A met B (superseded 2026-01-01)"
+    replaced = edge("A met C", valid_at="2021-03-01T00:00:00.000000Z", expired_at=STAMP)
+    assert line_of("edge", replaced) == "- A met C (since 2021-03-01, superseded 2026-01-01)"
+    assert line_of("edge", edge("A left B", invalid_at=STAMP)) == "- A left B (until 2026-01-01)"
+    assert line_of("edge", edge("A likes B")) == "- A likes B"
     assert line_of("node", node("Alice", "Tall.\nKind.", ("Entity", "Person"))) == (
         "- Alice (Person): Tall. Kind."
     )
@@ -135,7 +139,6 @@ def test_a_long_item_that_does_not_fit_leaves_room_for_shorter_ones() -> None:
     items = candidates()
     long_one = items[3]
     budget = len(pack(items[:3], SectionLayout(), 10_000).text) + len("\n- Carol likes tea")
-    budget += len(" (valid: unknown to present)")
     packed = pack(items, SectionLayout(), budget)
     assert packed.truncated
     assert long_one not in packed.items
@@ -160,9 +163,9 @@ def test_template_slots_keep_the_template_text_and_order() -> None:
     packed = pack(items, layout, 10_000)
     assert packed.text == (
         "FACTS:\n"
-        "- Alice works at Acme (valid: 2021-03-01 to present)\n"
-        f"- {'Bob lived in Rome ' * 3}Bob lived in Rome (valid: unknown to present)\n"
-        "- Carol likes tea (valid: unknown to present)\n"
+        "- Alice works at Acme (since 2021-03-01)\n"
+        f"- {'Bob lived in Rome ' * 3}Bob lived in Rome\n"
+        "- Carol likes tea\n"
         "PEOPLE:\n"
         "- Alice (Person): A senior engineer.\n"
         "End."

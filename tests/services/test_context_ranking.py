@@ -1,4 +1,5 @@
-"""get_context's shared scale: relevance times a prior per kind (summaries count less)."""
+"""get_context's shared scale: relevance times a prior per kind (summaries count less), and
+facts of messages the block already cites placed lower."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from graphrecall.retrieval.engine import Hit
 from graphrecall.retrieval.filters import Filters
 from graphrecall.services import context_assembly as ca
 from graphrecall.services.context import Context
+from graphrecall.services.context_block import Item
 from graphrecall.store import open_store
 
 STAMP = "2026-01-01T00:00:00.000000Z"
@@ -48,3 +50,42 @@ def test_an_entity_summary_ranks_below_an_equally_relevant_fact(tmp_path: Path) 
         assert ranked[1].relevance == 0.6  # the reported relevance is the scorer's
     finally:
         store.close()
+
+
+def _fact(uuid: str, score: float) -> Item:
+    edge = Edge(
+        uuid=uuid,
+        graph_uuid="g",
+        name="RELATES_TO",
+        fact=f"fact {uuid}",
+        source_node_uuid="a",
+        target_node_uuid="b",
+        created_at=STAMP,
+        updated_at=STAMP,
+    )
+    return Item("edge", edge, score, score, line=f"- fact {uuid}")
+
+
+def test_a_fact_of_an_already_cited_message_makes_room_for_new_evidence() -> None:
+    # m1 yielded three facts that rank together at its relevance; m2's one fact ranks
+    # just below them and comes second once m1 is cited.
+    items = [_fact("a", 0.9), _fact("b", 0.9), _fact("c", 0.9), _fact("d", 0.8)]
+    sources = {"a": ["m1"], "b": ["m1"], "c": ["m1"], "d": ["m2"]}
+    ranked = ca._diversify(items, sources)
+    assert [i.uuid for i in ranked] == ["a", "d", "b", "c"]
+    scaled = 0.9 * ca.REPEATED_SOURCES
+    assert [i.score for i in ranked] == [0.9, 0.8, scaled, scaled]
+
+
+def test_a_fact_is_scaled_once_and_only_when_all_its_messages_are_cited() -> None:
+    items = [_fact("a", 0.9), _fact("b", 0.85), _fact("c", 0.84), _fact("d", 0.1)]
+    # b also comes from m3, not yet cited: it keeps its score; c is scaled once (to 0.42),
+    # stays above d, and is not scaled again though m1 is still cited when it is placed.
+    sources = {"a": ["m1"], "b": ["m1", "m3"], "c": ["m1"]}
+    ranked = ca._diversify(items, sources)
+    assert [(i.uuid, i.score) for i in ranked] == [
+        ("a", 0.9),
+        ("b", 0.85),
+        ("c", 0.84 * ca.REPEATED_SOURCES),
+        ("d", 0.1),
+    ]

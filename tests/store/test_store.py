@@ -138,6 +138,12 @@ def test_provenance_links(store: Store) -> None:
     many = store.episodes_of(Node, [n.uuid, *(new_id() for _ in range(150))], limit=3)
     assert many[n.uuid] == (found, True) and len(many) == 151
     assert store.linked_to_episodes(Node, [episodes[0]]) == [n.uuid]
+    m = node(g, "b")
+    store.insert([m])
+    store.link_episodes(Node, g, m.uuid, episodes[1:2])
+    by_episode = store.linked_by_episode(Node, [episodes[0], episodes[1], new_id()])
+    assert by_episode == {episodes[0]: [n.uuid], episodes[1]: sorted([n.uuid, m.uuid])}
+    assert store.linked_by_episode(Node, []) == {}
 
 
 def test_embeddings_round_trip_and_missing(store: Store) -> None:

@@ -204,6 +204,13 @@ class Store(ABC):
     def linked_to_episodes(self, kind: type[R], episode_uuids: Sequence[str]) -> list[str]:
         """Uuids of records of ``kind`` linked to any of the episodes."""
 
+    @abstractmethod
+    def linked_by_episode(
+        self, kind: type[Record], episode_uuids: Sequence[str]
+    ) -> dict[str, list[str]]:
+        """Uuids of records of ``kind`` linked to each of the episodes (an episode linked
+        to none is absent)."""
+
     # -- embeddings ------------------------------------------------------------------
     @abstractmethod
     def set_embeddings(

@@ -142,7 +142,7 @@ def block_lines(results: Any) -> list[tuple[int, str]]:
     """(selection_rank, the start of the item's line in the block) for every result."""
     out: list[tuple[int, str]] = []
     for e in results.edges:
-        out.append((e.selection_rank, f"- {e.fact} (valid: "))
+        out.append((e.selection_rank, f"- {e.fact}"))
     for n in results.nodes:
         labels = [label for label in n.labels if label != "Entity"]
         head = f"{n.name} ({', '.join(labels)})" if labels else n.name
@@ -176,9 +176,9 @@ def test_the_block_has_dated_facts_entities_observations_and_summaries(
     assert result.truncated is False
     context = result.context
     assert FACTS_HEADER in context
-    assert "- Alice works at Acme as a senior engineer (valid: 2021-03-01 to present)" in context
-    assert "- Alice lived in Berlin (valid: 2019-06-01 to 2024-04-01)" in context
-    assert "- Alice drinks green tea every morning (valid: unknown to present)" in context
+    assert "- Alice works at Acme as a senior engineer (since 2021-03-01)" in context
+    assert "- Alice lived in Berlin (2019-06-01 to 2024-04-01)" in context
+    assert "- Alice drinks green tea every morning\n" in context + "\n"
     assert "Entities:\n" in context
     assert "- Alice (Person): Alice is a senior engineer who loves mornings." in context
     assert f"Observations:\n- Morning routine: {OBSERVATION}" in context
@@ -543,7 +543,7 @@ def test_a_template_renders_its_sections_and_limits(zep: Zep, world: World) -> N
     assert context.startswith("# JOBS\n")
     job_lines = jobs.splitlines()
     assert len(job_lines) == 2
-    assert {line.split(" (valid:")[0] for line in job_lines} == {
+    assert {line.split(" (since")[0] for line in job_lines} == {
         "- Alice works at Acme as a senior engineer",
         "- Bob works at Globex in sales",
     }
@@ -606,7 +606,7 @@ def test_thread_context_and_add_messages_return_context(zep: Zep) -> None:
         return_context=True,
     )
     assert added.context is not None
-    assert "- Erin flies for Lufthansa (valid: 2020-05-01 to present)" in added.context
+    assert "- Erin flies for Lufthansa (since 2020-05-01)" in added.context
     without = zep.thread.add_messages(
         thread.uuid_,
         messages=[AddMessage(role="assistant", content="Let me check.")],
@@ -624,7 +624,7 @@ def test_thread_context_and_add_messages_return_context(zep: Zep) -> None:
         name="thread-template", template="JOB: %{edges limit=1 types=[FLIES_FOR]}"
     )
     templated = zep.thread.get_context(thread.uuid_, template_uuid=template.uuid_).context
-    assert templated == "JOB: - Erin flies for Lufthansa (valid: 2020-05-01 to present)"
+    assert templated == "JOB: - Erin flies for Lufthansa (since 2020-05-01)"
     with pytest.raises(NotFoundError):
         zep.thread.get_context(thread.uuid_, template_uuid=UNKNOWN)
     with pytest.raises(NotFoundError):

@@ -636,6 +636,21 @@ class SQLiteStore(Store):
         )
         return [r[0] for r in rows]
 
+    def linked_by_episode(
+        self, kind: type[Record], episode_uuids: Sequence[str]
+    ) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        if not episode_uuids:
+            return out
+        marks = ",".join("?" * len(episode_uuids))
+        rows = self._query(
+            f"SELECT episode_uuid, uuid FROM links WHERE kind = ? AND episode_uuid IN ({marks})",
+            [self._table(kind), *episode_uuids],
+        )
+        for episode_uuid, uuid in rows:
+            out.setdefault(episode_uuid, []).append(uuid)
+        return out
+
     # -- embeddings ------------------------------------------------------------------
     def set_embeddings(
         self, kind: type[Record], owner_uuid: str, items: Sequence[tuple[str, Vector]]
