@@ -89,3 +89,10 @@ def test_a_fact_is_scaled_once_and_only_when_all_its_messages_are_cited() -> Non
         ("c", 0.84 * ca.REPEATED_SOURCES),
         ("d", 0.1),
     ]
+
+
+def test_facts_tied_at_their_messages_relevance_go_by_their_own() -> None:
+    own_weak, own_strong, unscored = _fact("a", 0.7), _fact("b", 0.7), _fact("c", 0.7)
+    own_weak.relevance, own_strong.relevance, unscored.relevance = 0.2, 0.5, None
+    ranked = ca._rank([own_weak, unscored, own_strong], None)
+    assert [i.uuid for i in ranked] == ["b", "a", "c"]

@@ -624,7 +624,12 @@ def _rank(items: list[Item], bias: tuple[float, float] | None) -> list[Item]:
                 continue
             age = newest[item.kind] - t
             item.score *= (1 - weight) + weight * 0.5 ** (age / half_life)
-    return sorted(items, key=lambda i: (-i.score, _KIND_ORDER.get(i.kind, 9), i.uuid))
+    # Ties (the facts of one guiding message share its relevance) go to the item that
+    # matched the query better on its own.
+    return sorted(
+        items,
+        key=lambda i: (-i.score, _KIND_ORDER.get(i.kind, 9), -(i.relevance or 0.0), i.uuid),
+    )
 
 
 def _diversify(items: list[Item], sources: Mapping[str, Sequence[str]]) -> list[Item]:

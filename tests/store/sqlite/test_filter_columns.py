@@ -145,6 +145,22 @@ def test_filters_the_columns_do_not_cover_go_to_sql(store: Store) -> None:
         assert copy.allowed({"graph_uuid": GRAPH}, where) is None, where
     assert copy.allowed({"graph_uuid": "another-graph"}, None) is None
     assert copy.allowed({"graph_uuid": GRAPH, "fact": "x"}, None) is None
+    # Known before any copy exists: such a search does not start one.
+    scope = {"graph_uuid": GRAPH}
+    for where in uncovered:
+        assert not filter_columns.covers("edges", "graph_uuid", GRAPH, scope, where), where
+    likes = p.Column("name", "eq", "LIKES")
+    assert filter_columns.covers("edges", "graph_uuid", GRAPH, scope, likes)
+    assert not filter_columns.covers("links", "graph_uuid", GRAPH, scope, None)
+
+
+def test_a_search_the_copies_cannot_filter_starts_none(store: Store, reads: list[str]) -> None:
+    store.insert(make_edges(random.Random(6), 10))
+    labels = p.EndpointLabels(("Person",), True)
+    assert store._filter_copy(Edge, {"graph_uuid": GRAPH}, labels) is None  # type: ignore[attr-defined]
+    assert store.filter_column_status() == {"ready": 0, "building": 0}
+    assert current_copy(store, p.Column("name", "eq", "LIKES")) is not None
+    assert reads == [GRAPH]
 
 
 def current_copy(store: Store, where: p.Predicate | None = None) -> set[str]:
@@ -211,6 +227,43 @@ def test_a_copy_catches_up_with_commits_deletes_and_other_connections_never_roll
     finally:
         other.close()
         store.close()
+
+
+def _row(rowid: int, uuid: str, name: str) -> tuple[Any, ...]:
+    """A row as filter_columns.select('edges') reads it."""
+    return (rowid, uuid, name, "s", "t", stamp(1), None, None, None)
+
+
+def test_catching_up_appends_to_what_copies_share_and_old_copies_keep_their_moment() -> None:
+    def rows(copy: Columns, where: p.Predicate | None) -> set[str]:
+        mask = copy.allowed({"graph_uuid": GRAPH}, where)
+        assert mask is not None
+        return {copy.uuids[i] for i in np.flatnonzero(mask)}
+
+    likes, new = p.Column("name", "eq", "LIKES"), p.Column("name", "eq", "NEW_TYPE")
+    base = filter_columns.read(
+        "edges", "graph_uuid", GRAPH, [_row(1, "a", "LIKES"), _row(2, "b", "KNOWS")]
+    )
+    grown = base.with_rows(np.array([2, 3]), [_row(2, "b", "LIKES"), _row(3, "c", "NEW_TYPE")])
+    assert grown is not None
+    # Append-only: the successor extends the uuid list, the positions and the words.
+    assert grown.uuids is base.uuids and grown.position is base.position
+    assert grown.text["name"] is not None and base.text["name"] is not None
+    assert grown.text["name"].words is base.text["name"].words
+    assert rows(grown, likes) == {"a", "b"} and rows(grown, new) == {"c"}
+    # The old copy still answers as of its moment, new rows and words unseen.
+    assert len(base) == 2 and rows(base, likes) == {"a"} and rows(base, new) == set()
+    assert rows(base, p.Column("uuid", "in", ("c", "a"))) == {"a"}
+    # A uuid inserted again under a new rowid: the successor gets lists of its own.
+    again = grown.with_rows(np.array([1, 4]), [_row(4, "a", "KNOWS")])
+    assert again is not None and again.uuids is not grown.uuids
+    assert rows(again, p.Column("uuid", "eq", "a")) == {"a"} and again.position["a"] == 3
+    assert rows(grown, p.Column("uuid", "eq", "a")) == {"a"} and grown.position["a"] == 0
+    # A copy another has grown from already: its next successor copies too.
+    fork = base.with_rows(np.array([5]), [_row(5, "d", "LIKES")])
+    assert fork is not None and fork.uuids is not base.uuids
+    assert rows(fork, None) == {"a", "b", "d"} and rows(fork, new) == set()
+    assert rows(grown, None) == {"a", "b", "c"} and rows(grown, new) == {"c"}
 
 
 def test_a_copy_too_far_behind_or_past_the_pruned_log_is_read_again(

@@ -33,6 +33,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -108,11 +109,17 @@ def _time_value(value: Any) -> np.datetime64 | None:
 
 @dataclass(frozen=True)
 class Text:
-    """A text column as dictionary codes (-1 for NULL)."""
+    """A text column as dictionary codes (-1 for NULL). ``words`` and ``code_of`` only
+    grow, and a later copy may share them: this copy knows their first ``known`` words."""
 
     codes: npt.NDArray[np.int32]
     words: list[str]
     code_of: dict[str, int]
+    known: int
+
+    def code(self, word: str) -> int | None:
+        code = self.code_of.get(word)
+        return code if code is not None and code < self.known else None
 
     @staticmethod
     def of(values: Sequence[Any]) -> Text | None:
@@ -125,24 +132,29 @@ class Text:
                 codes[i] = code_of.setdefault(v, len(code_of))
             else:
                 return None  # a number in a text column: SQL's affinity rules apply
-        return Text(codes, list(code_of), code_of)
+        return Text(codes, list(code_of), code_of, len(code_of))
 
     def with_values(self, rows: Ints, values: Sequence[Any], size: int) -> Text | None:
-        """A copy with ``rows`` set to ``values``, grown to ``size`` rows."""
-        words, code_of = list(self.words), dict(self.code_of)
+        """A copy with ``rows`` set to ``values``, grown to ``size`` rows. New words are
+        appended to the shared dictionary when this copy knows all of it (the usual case:
+        copies catch up one after another); else the copy gets a dictionary of its own."""
+        if any(v is not None and not isinstance(v, str) for v in values):
+            return None  # a number in a text column: SQL's affinity rules apply
+        words, code_of = self.words, self.code_of
+        if len(words) != self.known:  # another copy grew it since
+            words, code_of = words[: self.known], {w: i for i, w in enumerate(words[: self.known])}
         codes = np.full(size, -1, dtype=np.int32)
         codes[: len(self.codes)] = self.codes
         for row, v in zip(rows.tolist(), values, strict=True):
             if v is None:
                 codes[row] = -1
-            elif isinstance(v, str):
-                if v not in code_of:
-                    code_of[v] = len(words)
-                    words.append(v)
-                codes[row] = code_of[v]
-            else:
-                return None
-        return Text(codes, words, code_of)
+                continue
+            code = code_of.get(v)
+            if code is None:
+                code = code_of[v] = len(words)
+                words.append(v)
+            codes[row] = code
+        return Text(codes, words, code_of, len(words))
 
 
 Truth = tuple[Bools, Bools]  # rows where a predicate is true, rows where it is false
@@ -150,7 +162,9 @@ Truth = tuple[Bools, Bools]  # rows where a predicate is true, rows where it is 
 
 @dataclass(frozen=True)
 class Columns:
-    """One owner's rows and their filter columns, as of one moment."""
+    """One owner's rows and their filter columns, as of one moment. Its rows are the
+    first ``len(rowids)``: ``uuids`` and ``position`` only grow, and the copy that catches
+    up from this one shares them (appending its new rows) unless a row changed its uuid."""
 
     table: str
     owner_field: str
@@ -167,7 +181,7 @@ class Columns:
     _masks_lock: threading.Lock = field(default_factory=threading.Lock, compare=False)
 
     def __len__(self) -> int:
-        return len(self.uuids)
+        return len(self.rowids)
 
     # -- filters ---------------------------------------------------------------------
     def allowed(self, scope: Mapping[str, Any], where: p.Predicate | None) -> Bools | None:
@@ -256,8 +270,9 @@ class Columns:
         values = [value] if op == "eq" else list(value)
         if not all(isinstance(v, str) for v in values):
             return None
-        hit = np.zeros(len(self), dtype=bool)
-        hit[[self.position[v] for v in values if v in self.position]] = True
+        size = len(self)
+        hit = np.zeros(size, dtype=bool)
+        hit[[i for v in values if (i := self.position.get(v, size)) < size]] = True
         return hit, ~hit  # uuid is never NULL
 
     # -- alignment with a vector matrix ------------------------------------------------
@@ -267,7 +282,8 @@ class Columns:
         cached = self._matrix_rows.get(0)
         if cached is not None and cached[0] is index:
             return cached[1]
-        rows = np.fromiter((index.get(u, -1) for u in self.uuids), np.int64, len(self.uuids))
+        size = len(self)
+        rows = np.fromiter((index.get(u, -1) for u in islice(self.uuids, size)), np.int64, size)
         self._matrix_rows[0] = (index, rows)
         return rows
 
@@ -285,28 +301,40 @@ class Columns:
             return self  # the writes were another owner's
         alive = self.alive.copy()
         alive[held] = False  # dropped unless found again below
-        uuids, position = list(self.uuids), dict(self.position)
+        size = len(self)
         rows: list[int] = []
         added: list[int] = []
-        renamed = False
+        new_uuids: list[str] = []
+        renamed: dict[int, str] = {}  # rows whose rowid another row now has
+        last = int(self.rowids[-1]) if size else -1
         for record in found:
             rowid, uuid = int(record[0]), str(record[1])
             i = int(np.searchsorted(self.rowids, rowid))
-            if i < len(self) and int(self.rowids[i]) == rowid:
-                if uuids[i] != uuid:  # a rowid reused by another row
-                    renamed = True
-                    if position.get(uuids[i]) == i:
-                        del position[uuids[i]]
-                    uuids[i] = uuid
+            if i < size and int(self.rowids[i]) == rowid:
+                if self.uuids[i] != uuid:
+                    renamed[i] = uuid
                 rows.append(i)
             else:
-                if rowid <= (added[-1] if added else int(self.rowids[-1]) if len(self) else -1):
+                if rowid <= (added[-1] if added else last):
                     return None  # numbered below the last row: keep the rowids sorted
                 added.append(rowid)
-                rows.append(len(uuids))
-                uuids.append(uuid)
-            position[uuid] = rows[-1]
-        size = len(uuids)
+                rows.append(size + len(new_uuids))
+                new_uuids.append(uuid)
+        # A new row's uuid may be one an old row had (deleted, then inserted again).
+        moved = any(self.position.get(u, size) < size for u in new_uuids)
+        uuids, position = self.uuids, self.position
+        if renamed or moved or len(uuids) != size:  # not append-only, or grown by another
+            uuids = self.uuids[:size]
+            position = {u: i for i, u in enumerate(uuids)}
+            for i, uuid in renamed.items():
+                if position.get(uuids[i]) == i:
+                    del position[uuids[i]]
+                uuids[i] = uuid
+                position[uuid] = i
+        for uuid in new_uuids:
+            position[uuid] = len(uuids)
+            uuids.append(uuid)
+        size = len(uuids)  # this copy's rows: the old ones and the new
         at_rows = np.asarray(rows, dtype=np.int64)
         rowids = np.concatenate([self.rowids, np.asarray(added, dtype=np.int64)])
         alive = np.concatenate([alive, np.zeros(size - len(self), dtype=bool)])
@@ -386,8 +414,8 @@ def _text_truth(column: Text, op: str, value: Any) -> Truth | None:
             return None
         # One lookup per row, through a table of the words (its last entry, for NULL's
         # -1, is False).
-        wanted = np.zeros(len(column.words) + 1, dtype=bool)
-        wanted[[column.code_of[v] for v in values if v in column.code_of]] = True
+        wanted = np.zeros(column.known + 1, dtype=bool)
+        wanted[[c for v in values if (c := column.code(v)) is not None]] = True
         hit: Bools = wanted[codes]
         return hit
 
@@ -396,9 +424,9 @@ def _text_truth(column: Text, op: str, value: Any) -> Truth | None:
             return None
         # Decided once per distinct word (binary order: SQLite's BINARY collation on
         # UTF-8 agrees with code point order).
-        passes = np.zeros(len(column.words) + 1, dtype=bool)
-        if column.words:
-            passes[:-1] = compare(np.asarray(column.words, dtype=object), bound)
+        passes = np.zeros(column.known + 1, dtype=bool)
+        if column.known:
+            passes[:-1] = compare(np.asarray(column.words[: column.known], dtype=object), bound)
         hit: Bools = passes[codes]
         return hit
 
@@ -454,6 +482,29 @@ def read(table: str, owner_field: str, owner: str, rows: Sequence[Sequence[Any]]
         text,
         times,
     )
+
+
+def covers(
+    table: str, owner_field: str, owner: str, scope: Mapping[str, Any], where: p.Predicate | None
+) -> bool:
+    """Whether a copy of ``table`` could turn ``scope`` and ``where`` into a mask, asked
+    of an empty copy (the same evaluator, no rows): a search whose filter it could not
+    does not start a copy for its owner."""
+    if table not in COLUMNS:
+        return False
+    text_names, time_names = COLUMNS[table]
+    empty = Columns(
+        table,
+        owner_field,
+        owner,
+        np.zeros(0, dtype=np.int64),
+        [],
+        {},
+        np.zeros(0, dtype=bool),
+        {name: Text.of([]) for name in text_names},
+        {name: _times([]) for name in time_names},
+    )
+    return empty.allowed(scope, where) is not None
 
 
 class FilterColumns:

@@ -53,7 +53,7 @@ from graphrecall.domain.predicates import Predicate
 from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.base import R, Scope, Store, Vector
 from graphrecall.store.sqlite import fulltext, term_index
-from graphrecall.store.sqlite.filter_columns import Columns, FilterColumns
+from graphrecall.store.sqlite.filter_columns import Columns, FilterColumns, covers
 from graphrecall.store.sqlite.migrations import (
     CHANGE_LOG,
     FTS_COLUMN_WEIGHTS,
@@ -551,10 +551,12 @@ class SQLiteStore(Store):
         """The in-memory filter columns of the owner in ``scope`` and the rows ``scope``
         and ``where`` allow, or None when SQL must filter (inside a transaction, no
         current copy, or a filter the columns do not cover)."""
-        owner = scope.get(_owner_field(kind))
+        owner, table, field = scope.get(_owner_field(kind)), self._table(kind), _owner_field(kind)
         if self.in_transaction() or not isinstance(owner, str):
             return None
-        copy = self._filter_columns.current(self._table(kind), _owner_field(kind), owner)
+        if not covers(table, field, owner, scope, where):
+            return None  # no copy is started for a filter it could not serve
+        copy = self._filter_columns.current(table, field, owner)
         if copy is None:
             return None
         allowed = copy.allowed(scope, where)
