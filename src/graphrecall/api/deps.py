@@ -14,6 +14,12 @@ def get_ctx(request: Request) -> Context:
     return ctx
 
 
+async def ctx_dependency(request: Request) -> Context:
+    """``get_ctx`` as a dependency. It blocks on nothing, so it runs on the event loop:
+    a sync dependency costs each request a round trip through the thread pool."""
+    return get_ctx(request)
+
+
 def api_key_from(authorization: str | None) -> str | None:
     """Accept ``Api-Key <key>`` (the Zep SDK) and ``Bearer <key>`` (Memory Engine)."""
     if not authorization:

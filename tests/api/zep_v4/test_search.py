@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 import pytest
 from zep_cloud import EdgeInput, EdgeNodeRef, NodeInput, Zep
 from zep_cloud.errors import BadRequestError, NotFoundError
@@ -161,6 +162,36 @@ def test_edges_hybrid_finds_the_fact_and_scores_every_item(zep: Zep, world: Worl
     assert [e.score for e in items] == sorted((e.score for e in items), reverse=True)
     assert items[0].source_node_name == "Alice" and items[0].target_node_name == "Acme"
     assert all(e.relevance is None for e in items)
+
+
+def test_a_search_response_is_the_wire_page_without_null_fields(
+    server: Server, world: World
+) -> None:
+    """Search responses are written by the handler itself (common.serialized): the same
+    JSON the route's response model gives, None fields left out, as Zep's API does."""
+    response = httpx.post(
+        f"{server.base_url}/graphs/{world.graph}/search/edges",
+        params={"page_size": 2},
+        json={"query": "Where does Alice work?"},
+        headers={"Authorization": f"Api-Key {server.api_key}"},
+    )
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    body = response.json()
+    assert set(body) == {"items", "next_cursor"} and len(body["items"]) == 2
+    assert body["items"][0]["fact"] == "Alice works at Acme as a senior engineer"
+
+    def nulls(value: Any) -> int:
+        if isinstance(value, dict):
+            return sum((v is None) + nulls(v) for v in value.values())
+        if isinstance(value, list):
+            return sum(nulls(v) for v in value)
+        return 0
+
+    assert nulls(body) == 0 and "relevance" not in body["items"][0]
+    assert {"uuid", "fact", "name", "score", "source_node_uuid", "episode_uuids"} <= set(
+        body["items"][0]
+    )
 
 
 def test_semantic_match_without_shared_words(zep: Zep, world: World) -> None:

@@ -17,6 +17,7 @@ from graphrecall.api.zep_v4.common import (
     ProjectDep,
     make_router,
     paging,
+    serialized,
     wire_page,
 )
 from graphrecall.domain.models import (
@@ -127,7 +128,10 @@ def get_graph_context(
     )
     result = graph_context(ctx, project, graph_uuid, request)
     results = _results(ctx, result.graph, result.items) if body.include_results else None
-    return GraphContextResponse(context=result.text, truncated=result.truncated, results=results)
+    return serialized(
+        GraphContextResponse,
+        GraphContextResponse(context=result.text, truncated=result.truncated, results=results),
+    )
 
 
 @router.get("/threads/{thread_uuid}/context", response_model=ThreadContextResponse)
@@ -137,9 +141,8 @@ def get_thread_context(
     ctx: Context = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
-    return ThreadContextResponse(
-        context=thread_context(ctx, project, thread_uuid, template_uuid or None).text
-    )
+    text = thread_context(ctx, project, thread_uuid, template_uuid or None).text
+    return serialized(ThreadContextResponse, ThreadContextResponse(context=text))
 
 
 def _results(ctx: Context, graph: Graph, items: list[Item]) -> ContextResultsWire:

@@ -13,7 +13,14 @@ from fastapi import Query
 
 from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.bodies import SearchBody
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import (
+    Context,
+    CtxDep,
+    Project,
+    ProjectDep,
+    make_router,
+    serialized,
+)
 from graphrecall.domain.models import Graph, Observation
 from graphrecall.retrieval.engine import Hit
 from graphrecall.services import nodes, search
@@ -77,7 +84,9 @@ SCOPES: dict[str, tuple[str, type[Any], Converter]] = {
 }
 
 
-def _route(scope: str, convert: Converter) -> Callable[..., Any]:
+def _route(scope: str, item: type[Any], convert: Converter) -> Callable[..., Any]:
+    page = wire.PageWire[item]  # type: ignore[valid-type]
+
     def handler(
         graph_uuid: str,
         body: SearchBody,
@@ -89,7 +98,7 @@ def _route(scope: str, convert: Converter) -> Callable[..., Any]:
         graph, found, next_cursor = search.search(
             ctx, project, graph_uuid, scope, _params(body), page_size=page_size, cursor=cursor
         )
-        return {"items": convert(ctx, graph, found), "next_cursor": next_cursor}
+        return serialized(page, {"items": convert(ctx, graph, found), "next_cursor": next_cursor})
 
     handler.__name__ = f"search_{scope}"
     return handler
@@ -98,7 +107,7 @@ def _route(scope: str, convert: Converter) -> Callable[..., Any]:
 for _scope, (_segment, _item, _convert) in SCOPES.items():
     router.add_api_route(
         f"/graphs/{{graph_uuid}}/search/{_segment}",
-        _route(_scope, _convert),
+        _route(_scope, _item, _convert),
         methods=["POST"],
         response_model=wire.PageWire[_item],  # type: ignore[valid-type]
         name=f"search_{_scope}",
