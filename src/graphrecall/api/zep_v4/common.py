@@ -38,7 +38,8 @@ def serialized(model: Any, content: Any) -> Response:
     """``content`` validated as the route's ``model`` and written as :class:`WireRoute`
     writes it (``None`` fields left out), in the calling thread. FastAPI validates a sync
     handler's return value in the thread pool, one more round trip per request; a
-    handler on the hot path (search) returns this instead, and FastAPI sends it as is."""
+    handler on the hot path (search, context) returns this instead, and FastAPI sends it
+    as is."""
     adapter = _adapter(model)
     body = adapter.dump_json(adapter.validate_python(content), exclude_none=True, by_alias=True)
     return Response(body, media_type="application/json")
