@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphrecall.domain.models import Edge, Node, Observation, ThreadSummary
+from graphrecall.domain.models import Node, Observation, ThreadSummary
 from graphrecall.services.context_block import (
     Item,
     Kind,
@@ -15,22 +15,7 @@ from graphrecall.services.context_block import (
     pack,
 )
 from graphrecall.services.context_templates import parse
-
-STAMP = "2026-01-01T00:00:00.000000Z"
-
-
-def edge(fact: str, **dates: str) -> Edge:
-    return Edge(
-        uuid=f"e-{fact}",
-        graph_uuid="g",
-        name="RELATES_TO",
-        fact=fact,
-        source_node_uuid="a",
-        target_node_uuid="b",
-        created_at=STAMP,
-        updated_at=STAMP,
-        **dates,
-    )
+from tests.services.records import STAMP, edge
 
 
 def node(name: str, summary: str | None = None, labels: tuple[str, ...] = ("Entity",)) -> Node:

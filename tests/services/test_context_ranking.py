@@ -12,8 +12,7 @@ from graphrecall.services import context_assembly as ca
 from graphrecall.services.context import Context
 from graphrecall.services.context_block import Item
 from graphrecall.store import open_store
-
-STAMP = "2026-01-01T00:00:00.000000Z"
+from tests.services.records import STAMP, edge
 
 
 def test_an_entity_summary_ranks_below_an_equally_relevant_fact(tmp_path: Path) -> None:
@@ -53,17 +52,7 @@ def test_an_entity_summary_ranks_below_an_equally_relevant_fact(tmp_path: Path) 
 
 
 def _fact(uuid: str, score: float) -> Item:
-    edge = Edge(
-        uuid=uuid,
-        graph_uuid="g",
-        name="RELATES_TO",
-        fact=f"fact {uuid}",
-        source_node_uuid="a",
-        target_node_uuid="b",
-        created_at=STAMP,
-        updated_at=STAMP,
-    )
-    return Item("edge", edge, score, score, line=f"- fact {uuid}")
+    return Item("edge", edge(f"fact {uuid}", uuid=uuid), score, score, line=f"- fact {uuid}")
 
 
 def test_a_fact_of_an_already_cited_message_makes_room_for_new_evidence() -> None:

@@ -462,7 +462,12 @@ def select(table: str) -> str:
 
 def read(table: str, owner_field: str, owner: str, rows: Sequence[Sequence[Any]]) -> Columns:
     """The copy of ``rows`` (as :func:`select` reads them); a column whose values do not
-    fit is kept as None (filters on it go to SQL)."""
+    fit is kept as None (filters on it go to SQL). A copy read for searching; ``covers``
+    builds its empty one with ``_copy`` itself, so reads stay countable."""
+    return _copy(table, owner_field, owner, rows)
+
+
+def _copy(table: str, owner_field: str, owner: str, rows: Sequence[Sequence[Any]]) -> Columns:
     text_names, time_names = COLUMNS[table]
     width = 2 + len(text_names) + len(time_names)
     values = list(zip(*rows, strict=True)) if rows else [()] * width
@@ -492,19 +497,7 @@ def covers(
     does not start a copy for its owner."""
     if table not in COLUMNS:
         return False
-    text_names, time_names = COLUMNS[table]
-    empty = Columns(
-        table,
-        owner_field,
-        owner,
-        np.zeros(0, dtype=np.int64),
-        [],
-        {},
-        np.zeros(0, dtype=bool),
-        {name: Text.of([]) for name in text_names},
-        {name: _times([]) for name in time_names},
-    )
-    return empty.allowed(scope, where) is not None
+    return _copy(table, owner_field, owner, []).allowed(scope, where) is not None
 
 
 class FilterColumns:
@@ -527,23 +520,27 @@ class FilterColumns:
     def close(self) -> None:
         self._closed = True
 
-    def current(self, table: str, owner_field: str, owner: str) -> Columns | None:
+    def current(
+        self, table: str, owner_field: str, owner: str, wanted: Callable[[], bool]
+    ) -> Columns | None:
         """The copy of ``owner``'s rows of ``table`` with every committed write in, or None
-        (then one is read in the background, and SQL filters meanwhile)."""
+        (then, if ``wanted()`` says a copy would serve, one is read in the background, and
+        SQL filters meanwhile)."""
         if table not in COLUMNS:
             return None
         # One catch-up at a time: no search uses a copy another is still catching up.
         with self._catch_lock:
-            return self._caught_up((table, owner), owner_field)
+            return self._caught_up((table, owner), owner_field, wanted)
 
-    def _caught_up(self, key: Key, owner_field: str) -> Columns | None:
+    def _caught_up(self, key: Key, owner_field: str, wanted: Callable[[], bool]) -> Columns | None:
         table, owner = key
         with self._lock:
             held = self._copies.get(key)
             if held is not None:
                 self._copies.move_to_end(key)
         if held is None:
-            self._schedule(key, owner_field)
+            if wanted():
+                self._schedule(key, owner_field)
             return None
         seq, copy = held
         first = self._read(f"SELECT min(seq) FROM {ROW_LOG}", [])[0][0]

@@ -554,9 +554,10 @@ class SQLiteStore(Store):
         owner, table, field = scope.get(_owner_field(kind)), self._table(kind), _owner_field(kind)
         if self.in_transaction() or not isinstance(owner, str):
             return None
-        if not covers(table, field, owner, scope, where):
-            return None  # no copy is started for a filter it could not serve
-        copy = self._filter_columns.current(table, field, owner)
+        # No copy is started for a filter it could not serve (a held one says so itself).
+        copy = self._filter_columns.current(
+            table, field, owner, lambda: covers(table, field, owner, scope, where)
+        )
         if copy is None:
             return None
         allowed = copy.allowed(scope, where)
