@@ -8,12 +8,15 @@ from graphrecall.domain.models import Edge
 from graphrecall.store import Store
 
 
-def insert_facts(store: Store, texts: list[str], graph: str) -> list[str]:
-    """One edge per text, in one transaction; their uuids in order."""
+def insert_facts(
+    store: Store, texts: list[str], graph: str, uuids: list[str] | None = None
+) -> list[str]:
+    """One edge per text, in one transaction (with ``uuids``, else new ones); their uuids
+    in order."""
     stamp = clock.now()
     records = [
         Edge(
-            uuid=new_id(),
+            uuid=uuids[i] if uuids else new_id(),
             graph_uuid=graph,
             name="REL",
             fact=text,
@@ -22,7 +25,7 @@ def insert_facts(store: Store, texts: list[str], graph: str) -> list[str]:
             created_at=stamp,
             updated_at=stamp,
         )
-        for text in texts
+        for i, text in enumerate(texts)
     ]
     store.insert(records)
     return [r.uuid for r in records]

@@ -124,6 +124,24 @@ def test_filters_and_selective_filters_give_fts5s_rows(
     assert indexed == plain and indexed
 
 
+@pytest.mark.usefixtures("small_tables")
+def test_rows_tied_at_the_cut_are_taken_by_uuid_as_fts5_takes_them(store: Store) -> None:
+    """With no filter but the graph the copy names the rows itself (no SQL): of 200 rows
+    with the very same score it returns FTS5's 10, the smallest uuids, and none of
+    another graph's. The uuids are out of rowid order, so that rowid order would not do."""
+    shuffled = [new_id() for _ in range(205)]
+    random.Random(5).shuffle(shuffled)
+    mine = insert_facts(
+        store, ["tennis court"] * 200 + ["tennis court in lisbon"] * 5, GRAPH, shuffled
+    )
+    edges(store, ["tennis court"] * 50, graph=OTHER)
+    store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
+    indexed, plain = both(store, Edge, ["tennis", "court"], 10)
+    assert indexed == plain
+    assert len({score for _, score in indexed}) == 1
+    assert [u for u, _ in indexed] == sorted(mine[:200])[:10]
+
+
 @pytest.fixture
 def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The tables whose copy was read whole, once per reading."""

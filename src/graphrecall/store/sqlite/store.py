@@ -799,9 +799,10 @@ class SQLiteStore(Store):
         index, and whether they include the plan's fill; None when there is no current
         index or it cannot serve the query.
 
-        Under a filter the in-memory filter columns cover, the index ranks only the rows
-        the filter allows, the fill's too; under any other, its best rows are checked in
-        SQL, and FTS5 ranks the fill."""
+        With no filter but the owner, the index ranks the rows and knows their uuids: no
+        SQL. Under a filter the in-memory filter columns cover, it ranks only the rows the
+        filter allows, the fill's too; under any other, its best rows are checked in SQL,
+        and FTS5 ranks the fill."""
         index = self._term_index(kind)
         if index is None:
             return None
@@ -812,10 +813,14 @@ class SQLiteStore(Store):
         plan = fulltext.match_plan(terms, index.rows, lambda term: index.matches(stem[term]))
         scoped = scope.get(_owner_field(kind))
         owner = scoped if isinstance(scoped, str) else None
-        masked = self._filter_copy(kind, scope, where) if _restricted(kind, scope, where) else None
-        allowed = None if masked is None else masked[0].rowids[masked[1]]
         rare, weighty = [stem[t] for t in plan.rare], [stem[t] for t in plan.weighty]
-        chunks = index.ranked([stem[t] for t in plan.phrases], rare, owner, limit, allowed)
+        phrases = [stem[t] for t in plan.phrases]
+        if not _restricted(kind, scope, where):
+            # Every row of the owner passes: the copy ranks them and knows their uuids.
+            return plan, index.best(phrases, rare, owner, limit), False
+        masked = self._filter_copy(kind, scope, where)
+        allowed = None if masked is None else masked[0].rowids[masked[1]]
+        chunks = index.ranked(phrases, rare, owner, limit, allowed)
         found = self._checked(index.table, chunks, sql_where, params, limit, masked is not None)
         if found is None:
             return None

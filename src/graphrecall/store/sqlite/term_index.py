@@ -74,6 +74,7 @@ Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
 Codes = npt.NDArray[np.int32]
+Uuids = npt.NDArray[np.bytes_]  # UTF-8, so they sort as SQLite's BINARY collation does
 
 
 def _varints(blob: bytes) -> int:
@@ -96,6 +97,7 @@ class Segment:
     rowids: Ints  # ascending
     tokens: Floats  # per row: its token count over all columns
     owners: Codes  # per row: its owner's number in the index's ``owner_codes``
+    uuids: Uuids  # per row: its record's uuid (b"" for a row the table lacks)
     spans: dict[str, tuple[int, int]]  # term -> [start, end) in docs / freqs
     docs: npt.NDArray[np.int32]  # row numbers, grouped by term
     freqs: npt.NDArray[np.float32]  # weighted frequency of the term in the row
@@ -119,19 +121,23 @@ class Segment:
 
 def _segment(
     sized: Sequence[tuple[int, bytes]],
-    owned: Sequence[tuple[int, object]],
+    owned: Sequence[tuple[int, object, str]],
     postings: Iterable[tuple[str, int, str]],
     weight_of: dict[str, float],
     owner_codes: dict[str, int],
 ) -> Segment:
-    """A segment from its rows' ``(rowid, _docsize)``, ``(rowid, owner)`` in rowid order and
-    their ``(term, rowid, column)`` postings in term order (an ``fts5vocab`` instance
-    table); new owners are added to ``owner_codes``."""
+    """A segment from its rows' ``(rowid, _docsize)``, ``(rowid, owner, uuid)`` in rowid
+    order and their ``(term, rowid, column)`` postings in term order (an ``fts5vocab``
+    instance table); new owners are added to ``owner_codes``."""
     rowids = np.fromiter((r[0] for r in sized), dtype=np.int64, count=len(sized))
     tokens = np.fromiter((_varints(r[1]) for r in sized), dtype=np.float64, count=len(sized))
     owners = np.full(len(rowids), -1, dtype=np.int32)
     at = np.searchsorted(rowids, np.fromiter((r[0] for r in owned), np.int64, len(owned)))
-    for position, (_, name) in zip(at.tolist(), owned, strict=True):
+    inside = at < len(rowids)
+    found = np.array([r[2].encode() for r in owned], dtype=np.bytes_)
+    uuids = np.zeros(len(rowids), dtype=found.dtype if len(found) else "S1")
+    uuids[at[inside]] = found[inside]
+    for position, (_, name, _) in zip(at.tolist(), owned, strict=True):
         if position < len(rowids):
             owners[position] = owner_codes.setdefault(str(name), len(owner_codes))
     spans: dict[str, tuple[int, int]] = {}
@@ -158,6 +164,7 @@ def _segment(
         rowids=rowids,
         tokens=tokens,
         owners=owners,
+        uuids=uuids,
         spans=spans,
         docs=np.searchsorted(rowids, np.frombuffer(docs, dtype=np.int64)).astype(np.int32),
         freqs=np.frombuffer(freqs, dtype=np.float32).copy(),
@@ -175,6 +182,7 @@ class Delta:
     order: Ints  # the positions of ``rowids`` in ascending order
     tokens: Floats
     owners: Codes
+    uuids: Uuids
     codes: Codes  # per posting: its term's number in ``terms``
     docs: npt.NDArray[np.int32]
     freqs: npt.NDArray[np.float32]
@@ -218,14 +226,17 @@ class Delta:
                     old.rowids[keep],
                     old.tokens[keep],
                     old.owners[keep],
+                    old.uuids[keep],
                     old.codes[posting],
                     kept[old.docs[posting]],
                     old.freqs[posting],
                 )
             )
             shift = int(keep.sum())
-        parts.append((new.rowids, new.tokens, new.owners, codes, new.docs + shift, new.freqs))
-        rowids, tokens, owners, all_codes, docs, freqs = (
+        parts.append(
+            (new.rowids, new.tokens, new.owners, new.uuids, codes, new.docs + shift, new.freqs)
+        )
+        rowids, tokens, owners, uuids, all_codes, docs, freqs = (
             np.concatenate(column) for column in zip(*parts, strict=True)
         )
         return cls(
@@ -233,6 +244,7 @@ class Delta:
             order=np.argsort(rowids, kind="stable"),
             tokens=tokens,
             owners=owners.astype(np.int32),
+            uuids=uuids,
             codes=all_codes.astype(np.int32),
             docs=docs.astype(np.int32),
             freqs=freqs.astype(np.float32),
@@ -339,23 +351,20 @@ class TermIndex:
             rowids = np.partition(rowids, len(rowids) - count)[len(rowids) - count :]
         return np.sort(rowids)
 
-    def ranked(
+    def _scored(
         self,
         phrases: Sequence[str],
         matching: Sequence[str],
         owner: str | None,
-        first: int,
-        allowed: Ints | None = None,
-    ) -> Iterator[tuple[Ints, Floats]]:
-        """Rows that hold any of ``matching`` (of ``owner`` only, unless None, and among
-        the rowids ``allowed``, unless None), best first, in chunks of (rowids, scores)
-        that never split a tie, the first of ``first`` rows (more if tied), each next four
-        times as big; each row's score is FTS5's ``bm25()`` over ``phrases`` in that order
-        (its MATCH expression's phrase order)."""
+        allowed: Ints | None,
+    ) -> tuple[Ints, Floats]:
+        """The numbers of the rows that hold any of ``matching`` (of ``owner`` only, unless
+        None, and among the rowids ``allowed``, unless None) and each one's score: FTS5's
+        ``bm25()`` over ``phrases`` in that order (its MATCH expression's phrase order)."""
         parts_of = list(zip(self.segments, self.offsets, strict=True))
         candidates = np.flatnonzero(self._holding(matching, owner, allowed))
         if not len(candidates):
-            return
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         average = self.total_tokens / self.rows
         numbers, parts = [], []
         for term in phrases:
@@ -372,10 +381,25 @@ class TermIndex:
                 numbers.append(docs + offset if offset else docs)
                 parts.append(idf * ((f * (K1 + 1.0)) / (f + norm)))
         # bincount adds each row's parts in input order: phrase order, as bm25() does.
-        totals = np.bincount(
-            np.concatenate(numbers), np.concatenate(parts), minlength=self.numbered
+        totals = np.asarray(
+            np.bincount(np.concatenate(numbers), np.concatenate(parts), minlength=self.numbered),
+            dtype=np.float64,
         )
-        scores = totals[candidates]
+        found: Ints = candidates.astype(np.int64)
+        return found, totals[candidates]
+
+    def ranked(
+        self,
+        phrases: Sequence[str],
+        matching: Sequence[str],
+        owner: str | None,
+        first: int,
+        allowed: Ints | None = None,
+    ) -> Iterator[tuple[Ints, Floats]]:
+        """The rows :meth:`_scored` finds, best first, in chunks of (rowids, scores) that
+        never split a tie, the first of ``first`` rows (more if tied), each next four times
+        as big."""
+        candidates, scores = self._scored(phrases, matching, owner, allowed)
         size = max(1, first)
         while len(candidates):
             if len(candidates) > size:
@@ -386,6 +410,44 @@ class TermIndex:
             yield self._rowids(candidates[top]), scores[top]
             candidates, scores = candidates[~top], scores[~top]
             size *= 4
+
+    def best(
+        self, phrases: Sequence[str], matching: Sequence[str], owner: str | None, limit: int
+    ) -> list[tuple[str, float]]:
+        """The ``limit`` best rows :meth:`_scored` finds as (uuid, score), by score and then
+        uuid: what FTS5's ``ORDER BY score DESC, uuid LIMIT limit`` returns when no other
+        filter applies, with no SQL (the copy knows each row's uuid). Looking the rows up
+        took 2 / 16 ms p50 / p95 of a 100k-fact search, as ties at the cut bring hundreds
+        of rows along."""
+        candidates, scores = self._scored(phrases, matching, owner, None)
+        while True:
+            top = np.ones(len(scores), dtype=bool)
+            if len(scores) > limit > 0:
+                cut = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+                top = scores >= cut  # every row tied with the cut comes along
+            uuids = self._uuids(candidates[top])
+            if (uuids != b"").all():
+                break
+            # A row the table lacks (never, while the index and table agree): drop them all.
+            known = self._uuids(candidates) != b""
+            candidates, scores = candidates[known], scores[known]
+        scores = scores[top]
+        order = np.lexsort((uuids, -scores))[: max(0, limit)]
+        return [
+            (u.decode(), s)
+            for u, s in zip(uuids[order].tolist(), scores[order].tolist(), strict=True)
+        ]
+
+    def _uuids(self, numbers: Ints) -> Uuids:
+        if len(self.segments) == 1:
+            return self.segments[0].uuids[numbers]
+        which = np.searchsorted(np.asarray(self.offsets), numbers, side="right") - 1
+        width = max(segment.uuids.dtype.itemsize for segment in self.segments)
+        out = np.zeros(len(numbers), dtype=f"S{width}")
+        for i, (segment, offset) in enumerate(zip(self.segments, self.offsets, strict=True)):
+            chosen = which == i
+            out[chosen] = segment.uuids[numbers[chosen] - offset]
+        return out
 
     def _rowids(self, numbers: Ints) -> Ints:
         if len(self.segments) == 1:
@@ -479,7 +541,9 @@ def build(
         codes: dict[str, int] = {}
         segment = _segment(
             conn.execute(f"SELECT id, sz FROM {fts}_docsize ORDER BY id").fetchall(),
-            conn.execute(f"SELECT rowid, {owner_field} FROM {table} ORDER BY rowid").fetchall(),
+            conn.execute(
+                f"SELECT rowid, {owner_field}, uuid FROM {table} ORDER BY rowid"
+            ).fetchall(),
             conn.execute("SELECT term, doc, col FROM temp.postings"),
             _weights(names, weights),
             codes,
@@ -606,7 +670,7 @@ def catch_up(
             content = [
                 tuple(r)
                 for r in conn.execute(
-                    f"SELECT rowid, {owner_field}, {', '.join(names)} FROM {table}"
+                    f"SELECT rowid, {owner_field}, uuid, {', '.join(names)} FROM {table}"
                     " WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid",
                     [ids],
                 )
@@ -618,8 +682,8 @@ def catch_up(
     codes = dict(index.owner_codes)
     segment = _segment(
         sized,
-        [(row[0], row[1]) for row in content],
-        tokenizer.postings(names, [(row[0], *row[2:]) for row in content]),
+        [(row[0], row[1], row[2]) for row in content],
+        tokenizer.postings(names, [(row[0], *row[3:]) for row in content]),
         _weights(names, weights),
         codes,
     )
