@@ -39,18 +39,23 @@ from graphrecall.services import relative_time
 from graphrecall.services.context import Context
 from graphrecall.store import open_store
 
+# The Zep routers, those callers hit most first. Routes are matched one by one, in order
+# (~5 µs a route, ~20 µs a router's turn on FastAPI 0.165): the health probe, the Memory
+# Engine face and these go before the 501 stubs of the Zep routes not built. No two
+# routes can match the same request (tests/api/test_app.py), so the order changes no
+# match, only the time spent finding it.
 ZEP_ROUTERS = (
-    users.router,
-    graphs.router,
-    threads.router,
-    episodes.router,
-    nodes.router,
-    edges.router,
-    tasks.router,
     search.router,
+    context.router,
+    threads.router,
+    edges.router,
+    nodes.router,
+    episodes.router,
+    graphs.router,
+    users.router,
+    tasks.router,
     derived.router,
     ontology.router,
-    context.router,
 )
 
 
@@ -117,14 +122,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.ctx = ctx
     app.state.worker = worker
     errors.install(app)
-    for prefix, documented in (("/api/v4", True), ("", False)):
-        for router in ZEP_ROUTERS:
-            app.include_router(router, prefix=prefix, include_in_schema=documented)
-        _add_unbuilt_routes(app, prefix)
-    # -- the Memory Engine face: JSON-RPC /api/v1/memory/rpc, /api/v1/version, MCP /mcp --
-    memory_engine.install(app, settings.host)
-    # ------------------------------------------------------------------------------------
-    app.add_middleware(RequestContext)
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, object]:
@@ -136,20 +133,33 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "filter_columns": store.filter_column_status(),
         }
 
+    # -- the Memory Engine face: JSON-RPC /api/v1/memory/rpc, /api/v1/version, MCP /mcp --
+    memory_engine.install(app, settings.host)
+    # ------------------------------------------------------------------------------------
+    prefixes = (("/api/v4", True), ("", False))
+    for prefix, documented in prefixes:
+        for router in ZEP_ROUTERS:
+            app.include_router(router, prefix=prefix, include_in_schema=documented)
+    for prefix, _ in prefixes:
+        _add_unbuilt_routes(app, prefix)
+    app.add_middleware(RequestContext)
     return app
 
 
 def _add_unbuilt_routes(app: FastAPI, prefix: str) -> None:
+    # Read off the routers: FastAPI 0.165 lists an included router as one entry of
+    # app.routes, not as its routes.
     built = {
         (method, route.path)
-        for route in app.routes
+        for router in ZEP_ROUTERS
+        for route in router.routes
         if isinstance(route, APIRoute)
         for method in (route.methods or ())
     }
     for method, path in ZEP_V4_ROUTES:
-        full = prefix + path
-        if (method, full) in built:
+        if (method, path) in built:
             continue
+        full = prefix + path
 
         async def not_built(request: Request, _m: str = method, _p: str = path) -> JSONResponse:
             return errors.error_response(
