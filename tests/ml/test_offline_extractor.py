@@ -89,8 +89,10 @@ def test_chit_chat_questions_and_the_listener_give_no_facts(extractor: OfflineEx
         "How have your family been supportive during your move?",
         "Wow, your kids had so much fun at the park!",
         "I'm so proud of you for spreading awareness.",
-        "The bones were so cool.",
         "Those times are always special.",
+        "Thanks! Take care of yourself.",
+        "Is the sauce a family secret?",
+        "That was so much fun!",
         "If I win, I'll buy a boat.",
         "I would love to visit Japan.",
     ):
@@ -98,6 +100,36 @@ def test_chit_chat_questions_and_the_listener_give_no_facts(extractor: OfflineEx
         assert result.facts == [], text
         # no stray nodes for what was dropped
         assert {e.name for e in result.entities} <= {"Alice", "Japan"}, text
+
+
+def test_a_message_with_no_fact_gives_what_the_speaker_said(extractor: OfflineExtractor) -> None:
+    # An opinion is no fact about the bones, but it is what Alice said about them.
+    result = run(extractor, "The bones were so cool.")
+    assert triples(result) == {("Alice", "TALKS_ABOUT", "bones")}
+    assert result.facts[0].fact == "Alice said the bones were so cool"
+    # The listener's name and the thanks are not part of it; a later "I" is the speaker.
+    result = run(extractor, "Thanks, Dave! That show in Tokyo was awesome, I think I'll go back.")
+    assert triples(result) == {("Alice", "TALKS_ABOUT", "show")}
+    assert result.facts[0].fact == (
+        "Alice said that show in Tokyo was awesome, Alice thinks Alice'll go back"
+    )
+    assert {e.name for e in result.entities} >= {"Alice", "show"}
+    # "My" opens the report as the speaker's name; at most two statements a message.
+    result = run(
+        extractor,
+        "My dogs will tag along. The beach is lovely. The sunsets are amazing. The sand is soft.",
+    )
+    assert [f.fact for f in result.facts] == [
+        "Alice said Alice's dogs will tag along",
+        "Alice said the beach is lovely",
+    ]
+
+
+def test_what_was_said_is_not_added_beside_a_fact(extractor: OfflineExtractor) -> None:
+    result = run(extractor, "I moved to Lisbon. The food there is great.")
+    assert triples(result) == {("Alice", "MOVES_TO", "Lisbon")}
+    # ... nor said for a speaker no one named
+    assert run(extractor, "The bones were so cool.", speaker=None).facts == []
 
 
 def test_negation_reaches_through_complements_and_no(extractor: OfflineExtractor) -> None:

@@ -25,6 +25,12 @@ Rules, per sentence:
   ..." unless in the past, "would ..."), anything said about "you" or about someone's
   ("your", "her") thing, bare adjectives ("the bones were so cool"; "proud of X" keeps
   X) and generic nouns ("way", "times", "fun"; "a love for horses" keeps horses);
+- what was said: a message none of the rules above finds a fact in gives its first two
+  statements that name a specific thing as the speaker's TALKS_ABOUT facts about it,
+  in reported speech ("It was so fun" is nothing; "That show in Tokyo was awesome" ->
+  "Calvin said that show in Tokyo was awesome", Calvin TALKS_ABOUT show): what "it" or
+  "they" stands for lies in earlier messages, which these rules do not read, but the
+  statement is still what a later question about it is answered from;
 - times: DATE entities inside the clause become ``valid_at`` (or ``invalid_at`` after
   "until"/"till"), resolved later against the episode's reference time.
 """
@@ -123,6 +129,8 @@ GREETINGS = {
     "bye",
     "cheers",
 }
+# A message no rule finds a fact in yields at most this many reported statements.
+STATEMENTS_PER_MESSAGE = 2
 # Nouns too general to be an entity on their own ("way", "times", "fun"); kept inside a
 # compound ("support group"), and as the light head of "a love for horses" (-> horses).
 GENERIC_NOUNS = frozenset(
@@ -231,9 +239,12 @@ class OfflineExtractor:
             again = dict(zip(restored, nlp.pipe(restored.values(), batch_size=64), strict=True))
             out = []
             for i, (item, doc) in enumerate(zip(items, docs, strict=True)):
-                result = _Rules(item, doc).run()
+                rules = _Rules(item, doc)
+                result = rules.run()
                 if i in again:
                     result = _merged(result, _Rules(item, again[i]).run())
+                if not result.facts:
+                    result = _merged(result, rules.statements())
                 out.append(result)
             return out
 
@@ -360,6 +371,55 @@ class _Rules:
             for match in CAPTION.finditer(self.doc.text):
                 self._caption(match)
         return Extraction(entities=list(self.entities.values()), facts=self.facts)
+
+    def statements(self) -> Extraction:
+        """What the speaker said, for a message no other rule found a fact in: each of
+        its first statements (not a question, a condition, an imperative or something
+        said to "you") that names a specific thing is the speaker's TALKS_ABOUT fact
+        about the first such thing, its text the clause as reported speech ("It was
+        inspired by my own journey" -> "Joanna said it was inspired by Joanna's own
+        journey"). Offline, what "it" is cannot be told; the statement is still what
+        a later question about it will be answered from."""
+        if not self.speaker:
+            return Extraction()
+        facts: list[ExtractedFact] = []
+        dates = self._date_tokens()
+        for sent in self.doc.sents:
+            if len(facts) >= STATEMENTS_PER_MESSAGE:
+                break
+            root = sent.root
+            subject = self._subject(root) if root.pos_ in ("VERB", "AUX") else None
+            if subject is None or self._not_a_statement(root, subject):
+                continue
+            tokens = self._statement_tokens(sent)
+            if len(tokens) < 4 or any(t.lower_ in SECOND_PERSON for t in tokens):
+                continue
+            target = next(
+                (
+                    candidate
+                    for t in tokens
+                    if t.pos_ in ("NOUN", "PROPN") and t.dep_ != "compound" and t.i not in dates
+                    if t.lower_ not in GREETINGS
+                    if (candidate := self._resolve(t)) is not None
+                    and candidate[0].casefold() != self.speaker.casefold()
+                ),
+                None,
+            )
+            if target is None:
+                continue
+            text = self._clause_text(root, tokens)
+            first = tokens[0].lower_
+            if tokens[0].pos_ != "PROPN" and first not in FIRST_PERSON | FIRST_PERSON_POSSESSIVE:
+                text = text[:1].lower() + text[1:]
+            facts.append(
+                ExtractedFact(
+                    source=self._entity(self.speaker, self.item.speaker_label or "Person"),
+                    relation="TALKS_ABOUT",
+                    target=self._entity(*target),
+                    fact=f"{self.speaker} said {text}"[:500],
+                )
+            )
+        return Extraction(entities=list(self.entities.values()), facts=facts)
 
     # -- entities ------------------------------------------------------------------------
     def _entity(self, name: str, label: str | None) -> str:
@@ -660,23 +720,25 @@ class _Rules:
                     if c.dep_ in ("aux", "auxpass", "neg") and subject.i < c.i < verb.i
                 ]
             tokens = sorted(head + tokens, key=lambda t: t.i)
-        while tokens and (tokens[-1].is_punct or tokens[-1].dep_ == "cc"):
-            tokens.pop()
-        while tokens and (
-            tokens[0].is_punct
-            or tokens[0].dep_ in ("cc", "mark", "intj")
-            or tokens[0].lower_ in GREETINGS
-            or (tokens[0].tag_ == "WRB" and tokens[0].lower_ in ("how", "when"))
-        ):
-            tokens.pop(0)
-        return tokens
+        return _trimmed(tokens)
 
-    def _clause_text(self, verb: Any) -> str:
-        subject = self._subject(verb)
+    def _statement_tokens(self, sent: Any) -> list[Any]:
+        """A whole sentence as reported speech: without its interjections and the
+        listener's name ("Thanks!", "..., James"), trimmed as a clause is."""
+        skip: set[int] = set()
+        for child in sent.root.children:
+            if child.dep_ == "intj" or (child.dep_ == "npadvmod" and child.pos_ == "PROPN"):
+                skip.update(t.i for t in child.subtree)
+        return _trimmed([t for t in sent if t.i not in skip])
+
+    def _clause_text(self, verb: Any, tokens: list[Any] | None = None) -> str:
+        """The clause of ``verb`` (or ``tokens``, a sentence) with the speaker for "I" and
+        the verb after "I" in the third person."""
+        subject = self._subject(verb) if tokens is None else None
         first_person = subject is not None and subject.lower_ in FIRST_PERSON and self.speaker
         words: list[str] = []
         previous = -2
-        for token in self._clause_tokens(verb):
+        for token in self._clause_tokens(verb) if tokens is None else tokens:
             if words and token.i != previous + 1 and not words[-1].endswith(" "):
                 words[-1] += " "  # tokens were skipped in between ("I'm off to" -> "X to")
             previous = token.i
@@ -721,6 +783,21 @@ class _Rules:
             else:
                 valid = valid or (f"since {ent.text}" if before == "since" else ent.text)
         return valid, invalid
+
+
+def _trimmed(tokens: list[Any]) -> list[Any]:
+    """A clause's tokens without the punctuation, conjunctions, greetings and leading
+    "how"/"when" at its ends."""
+    while tokens and (tokens[-1].is_punct or tokens[-1].dep_ == "cc"):
+        tokens.pop()
+    while tokens and (
+        tokens[0].is_punct
+        or tokens[0].dep_ in ("cc", "mark", "intj")
+        or tokens[0].lower_ in GREETINGS
+        or (tokens[0].tag_ == "WRB" and tokens[0].lower_ in ("how", "when"))
+    ):
+        tokens.pop(0)
+    return tokens
 
 
 def _compound(token: Any) -> str:
