@@ -26,11 +26,12 @@ Rules, per sentence:
   ("your", "her") thing, bare adjectives ("the bones were so cool"; "proud of X" keeps
   X) and generic nouns ("way", "times", "fun"; "a love for horses" keeps horses);
 - what was said: a message none of the rules above finds a fact in gives its first two
-  statements that name a specific thing as the speaker's TALKS_ABOUT facts about it,
-  in reported speech ("It was so fun" is nothing; "That show in Tokyo was awesome" ->
-  "Calvin said that show in Tokyo was awesome", Calvin TALKS_ABOUT show): what "it" or
-  "they" stands for lies in earlier messages, which these rules do not read, but the
-  statement is still what a later question about it is answered from;
+  statements that name a specific thing as the speaker's TALKS_ABOUT facts about it (a
+  named thing first), in reported speech ("It was so fun" is nothing; "That show in
+  Tokyo was awesome" -> "Calvin said that show in Tokyo was awesome", Calvin
+  TALKS_ABOUT Tokyo): what "it" or "they" stands for lies in earlier messages, which
+  these rules do not read, but the statement is still what a later question about it
+  is answered from; requests ("Let me know ...") are not statements;
 - times: DATE entities inside the clause become ``valid_at`` (or ``invalid_at`` after
   "until"/"till"), resolved later against the episode's reference time.
 """
@@ -392,21 +393,24 @@ class _Rules:
             if subject is None or self._not_a_statement(root, subject):
                 continue
             tokens = self._statement_tokens(sent)
-            if len(tokens) < 4 or any(t.lower_ in SECOND_PERSON for t in tokens):
+            if (
+                len(tokens) < 4
+                or tokens[0].tag_ == "VB"  # "Capture the joy ...", "Let me know ...": a request
+                or any(t.lower_ in SECOND_PERSON for t in tokens)
+            ):
                 continue
-            target = next(
-                (
-                    candidate
-                    for t in tokens
-                    if t.pos_ in ("NOUN", "PROPN") and t.dep_ != "compound" and t.i not in dates
-                    if t.lower_ not in GREETINGS
-                    if (candidate := self._resolve(t)) is not None
-                    and candidate[0].casefold() != self.speaker.casefold()
-                ),
-                None,
-            )
-            if target is None:
+            things = [
+                candidate
+                for t in tokens
+                if t.pos_ in ("NOUN", "PROPN") and t.dep_ != "compound" and t.i not in dates
+                if t.lower_ not in GREETINGS
+                if (candidate := self._resolve(t)) is not None
+                and candidate[0].casefold() != self.speaker.casefold()
+            ]
+            if not things:
                 continue
+            # A named thing before any other: "one of my favorites was Monster Hunter".
+            target = next((c for c in things if c[1] is not None), things[0])
             text = self._clause_text(root, tokens)
             first = tokens[0].lower_
             if tokens[0].pos_ != "PROPN" and first not in FIRST_PERSON | FIRST_PERSON_POSSESSIVE:
