@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from fastapi import Header, Request
+from fastapi.concurrency import run_in_threadpool
 
 from graphrecall.domain.models import Project
-from graphrecall.services import projects
 from graphrecall.services.context import Context
 
 
@@ -30,5 +30,15 @@ def api_key_from(authorization: str | None) -> str | None:
     return None
 
 
-def current_project(request: Request, authorization: str | None = Header(default=None)) -> Project:
-    return projects.authenticate(get_ctx(request).store, api_key_from(authorization))
+async def current_project(
+    request: Request, authorization: str | None = Header(default=None)
+) -> Project:
+    """The caller's project. A key seen a moment ago is answered from memory on the
+    event loop; any other is looked up in the store in the thread pool (a sync
+    dependency would cost every request that round trip)."""
+    ctx = get_ctx(request)
+    key = api_key_from(authorization)
+    known = ctx.recent_keys.get(key)
+    if known is not None:
+        return known
+    return await run_in_threadpool(ctx.recent_keys.authenticate, ctx.store, key)

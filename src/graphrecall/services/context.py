@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from graphrecall.ml.cross_encoder import CrossEncoder
 from graphrecall.ml.embedder import Embedder
+from graphrecall.services.projects import RecentKeys
 from graphrecall.store.base import Store
 
 
@@ -17,3 +18,5 @@ class Context:
     wake_worker: Callable[[], None] = field(default=lambda: None)
     # None: the offline bi-encoder + lexical scorer serves the cross_encoder reranker.
     cross_encoder: CrossEncoder | None = None
+    # API keys that authenticated a moment ago (see RecentKeys).
+    recent_keys: RecentKeys = field(default_factory=RecentKeys)

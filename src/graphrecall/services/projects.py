@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
+import time
+from collections.abc import Callable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from graphrecall.domain import clock
@@ -104,3 +107,44 @@ def update_project(store: Store, project: Project, default_time_zone: str | None
     )
     store.update(updated)
     return updated
+
+
+class RecentKeys:
+    """Keys that authenticated in the last ``ttl`` seconds, with their project: a request
+    with one is let in without a database read (and so, in the API, without a trip
+    through the thread pool). A key revoked from another process (``graphrecall keys
+    revoke``) is refused at most ``ttl`` seconds later; a change made through this
+    process calls :meth:`clear`. Only keys that authenticated are kept, at most
+    ``limit`` of them."""
+
+    def __init__(
+        self, ttl: float = 2.0, limit: int = 1024, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.ttl = ttl
+        self.limit = limit
+        self._clock = clock
+        self._known: dict[str, tuple[float, Project]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str | None) -> Project | None:
+        if not key:
+            return None
+        with self._lock:
+            hit = self._known.get(hash_key(key))
+        if hit is None or self._clock() - hit[0] >= self.ttl:
+            return None
+        return hit[1]
+
+    def authenticate(self, store: Store, key: str | None) -> Project:
+        """:func:`authenticate`, remembered."""
+        project = authenticate(store, key)  # raises for a missing or unknown key
+        if key:
+            with self._lock:
+                if len(self._known) >= self.limit:
+                    self._known.clear()
+                self._known[hash_key(key)] = (self._clock(), project)
+        return project
+
+    def clear(self) -> None:
+        with self._lock:
+            self._known.clear()

@@ -157,12 +157,17 @@ async def memory_rpc(request: Request) -> JSONResponse:
     slug = request.headers.get(SPACE_HEADER)
     if not slug:
         return _http_error(400, "MISSING_SPACE", "Missing X-Me-Space header")
+    client = request.headers.get(CLIENT_VERSION_HEADER)
+    # The key is checked and the call answered in one trip through the thread pool.
+    return await run_in_threadpool(_serve, ctx, key, slug, client, raw)
+
+
+def _serve(ctx: Context, key: str, slug: str, client: str | None, raw: bytes) -> JSONResponse:
     try:
-        caller = await run_in_threadpool(spaces.authenticate, ctx.store, key, slug)
+        caller = spaces.authenticate(ctx.store, key, slug)
     except GraphRecallError as exc:
         code = "FORBIDDEN" if isinstance(exc, Forbidden) else "UNAUTHORIZED"
         return _http_error(exc.status, code, exc.message)
-    client = request.headers.get(CLIENT_VERSION_HEADER)
     if _too_old(client):
         message = (
             f"Client version {client} is below the minimum supported version"
@@ -171,7 +176,7 @@ async def memory_rpc(request: Request) -> JSONResponse:
         data = {"code": "CLIENT_VERSION_INCOMPATIBLE", "minClientVersion": MIN_CLIENT_VERSION}
         error = RpcError(APPLICATION_ERROR, message, {**data, "clientVersion": client})
         return JSONResponse({"jsonrpc": "2.0", "error": error.body(), "id": None}, 426)
-    return JSONResponse(await run_in_threadpool(_respond, ctx, caller, raw))
+    return JSONResponse(_respond(ctx, caller, raw))
 
 
 def _too_large() -> JSONResponse:

@@ -60,4 +60,6 @@ def update_project(
         )
     if "default_time_zone" not in body.model_fields_set:
         return wire.project(project)
-    return wire.project(projects.update_project(ctx.store, project, body.default_time_zone))
+    updated = projects.update_project(ctx.store, project, body.default_time_zone)
+    ctx.recent_keys.clear()  # the keys' remembered project is the old one
+    return wire.project(updated)
