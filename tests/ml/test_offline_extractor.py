@@ -114,6 +114,11 @@ def test_a_message_with_no_fact_gives_what_the_speaker_said(extractor: OfflineEx
     assert result.facts[0].fact == (
         "Alice said that show in Tokyo was awesome, Alice thinks Alice'll go back"
     )
+    # The dates it names are the fact's, as for any fact.
+    said = run(extractor, "My album finally dropped last Friday, it was a wild feeling!").facts
+    assert [(f.relation, f.target, f.valid_at) for f in said] == [
+        ("TALKS_ABOUT", "Alice's album", "last Friday")
+    ]
     # A request is not a statement.
     assert run(extractor, "Capture the joy that dance brings, it's magical!").facts == []
     # "My" opens the report as the speaker's name; at most two statements a message.

@@ -377,10 +377,11 @@ class _Rules:
         """What the speaker said, for a message no other rule found a fact in: each of
         its first statements (not a question, a condition, an imperative or something
         said to "you") that names a specific thing is the speaker's TALKS_ABOUT fact
-        about the first such thing, its text the clause as reported speech ("It was
-        inspired by my own journey" -> "Joanna said it was inspired by Joanna's own
-        journey"). Offline, what "it" is cannot be told; the statement is still what
-        a later question about it will be answered from."""
+        about the first named thing, else the first such thing, its text the sentence as
+        reported speech ("It was inspired by my own journey" -> "Joanna said it was
+        inspired by Joanna's own journey") and its dates those the sentence names.
+        Offline, what "it" is cannot be told; the statement is still what a later
+        question about it will be answered from."""
         if not self.speaker:
             return Extraction()
         facts: list[ExtractedFact] = []
@@ -415,12 +416,15 @@ class _Rules:
             first = tokens[0].lower_
             if tokens[0].pos_ != "PROPN" and first not in FIRST_PERSON | FIRST_PERSON_POSSESSIVE:
                 text = text[:1].lower() + text[1:]
+            valid, invalid = self._times(root, tokens)
             facts.append(
                 ExtractedFact(
                     source=self._entity(self.speaker, self.item.speaker_label or "Person"),
                     relation="TALKS_ABOUT",
                     target=self._entity(*target),
                     fact=f"{self.speaker} said {text}"[:500],
+                    valid_at=valid,
+                    invalid_at=invalid,
                 )
             )
         return Extraction(entities=list(self.entities.values()), facts=facts)
@@ -774,8 +778,9 @@ class _Rules:
         sentence = "".join(words).strip()
         return (sentence[:1].upper() + sentence[1:])[:500] or verb.sent.text[:500]
 
-    def _times(self, verb: Any) -> tuple[str | None, str | None]:
-        clause = {t.i for t in self._clause_tokens(verb)}
+    def _times(self, verb: Any, tokens: list[Any] | None = None) -> tuple[str | None, str | None]:
+        """The dates the clause of ``verb`` (or ``tokens``) names: valid from, until."""
+        clause = {t.i for t in (self._clause_tokens(verb) if tokens is None else tokens)}
         valid: str | None = None
         invalid: str | None = None
         for ent in self.doc.ents:
