@@ -551,7 +551,8 @@ class SQLiteStore(Store):
         """The in-memory filter columns of the owner in ``scope`` and the rows ``scope``
         and ``where`` allow, or None when SQL must filter (inside a transaction, no
         current copy, or a filter the columns do not cover)."""
-        owner, table, field = scope.get(_owner_field(kind)), self._table(kind), _owner_field(kind)
+        table, field = self._table(kind), _owner_field(kind)
+        owner = scope.get(field)
         if self.in_transaction() or not isinstance(owner, str):
             return None
         # No copy is started for a filter it could not serve (a held one says so itself).

@@ -439,24 +439,23 @@ class TermIndex:
         ]
 
     def _uuids(self, numbers: Ints) -> Uuids:
-        if len(self.segments) == 1:
-            return self.segments[0].uuids[numbers]
-        which = np.searchsorted(np.asarray(self.offsets), numbers, side="right") - 1
         width = max(segment.uuids.dtype.itemsize for segment in self.segments)
-        out = np.zeros(len(numbers), dtype=f"S{width}")
-        for i, (segment, offset) in enumerate(zip(self.segments, self.offsets, strict=True)):
-            chosen = which == i
-            out[chosen] = segment.uuids[numbers[chosen] - offset]
-        return out
+        uuids: Uuids = self._per_row(numbers, "uuids", np.dtype(f"S{width}"))
+        return uuids
 
     def _rowids(self, numbers: Ints) -> Ints:
+        rowids: Ints = self._per_row(numbers, "rowids", np.dtype(np.int64))
+        return rowids
+
+    def _per_row(self, numbers: Ints, column: str, dtype: np.dtype[Any]) -> Any:
+        """A per-row column (``rowids``, ``uuids``) of the segments, at row ``numbers``."""
         if len(self.segments) == 1:
-            return self.segments[0].rowids[numbers]
+            return getattr(self.segments[0], column)[numbers]
         which = np.searchsorted(np.asarray(self.offsets), numbers, side="right") - 1
-        out = np.empty(len(numbers), dtype=np.int64)
+        out = np.zeros(len(numbers), dtype=dtype)
         for i, (segment, offset) in enumerate(zip(self.segments, self.offsets, strict=True)):
             chosen = which == i
-            out[chosen] = segment.rowids[numbers[chosen] - offset]
+            out[chosen] = getattr(segment, column)[numbers[chosen] - offset]
         return out
 
     def changed(
