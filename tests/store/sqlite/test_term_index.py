@@ -375,3 +375,25 @@ def test_an_idle_worker_brings_a_searched_tables_copy_up_to_date(store: Store) -
     assert set(indexes._current) == {"edges"}
     indexed, plain = both(store, Edge, ["zanzibar"], 5)
     assert indexed == plain == [(new, indexed[0][1])]
+
+
+def test_varints_are_read_big_end_first() -> None:
+    """FTS5 writes a row's per-column lengths as SQLite varints (high bits first): a
+    column of 137 tokens is 0x81 0x09, which read low bits first had counted as 1,161."""
+    assert term_index.varints(bytes([0x00, 0x7F])) == [0, 127]
+    assert term_index.varints(bytes([0x81, 0x00])) == [128]
+    assert term_index.varints(bytes([0x81, 0x09, 0x1B])) == [137, 27]
+    assert term_index.varints(bytes([0x81, 0x80, 0x00])) == [16384]
+    assert term_index.varints(bytes([0xFF] * 8 + [0x01])) == [(2**56 - 1) << 8 | 1]
+
+
+@pytest.mark.usefixtures("small_tables")
+def test_long_rows_rank_exactly_as_fts5_does(store: Store) -> None:
+    """Rows with a column of 128 tokens or more (a length two varint bytes long)."""
+    rng = random.Random(13)
+    texts = [sentence(rng) for _ in range(100)]
+    texts += [" ".join(rng.choice(WORDS) for _ in range(rng.randint(128, 400))) for _ in range(8)]
+    edges(store, texts)
+    for terms in (["tennis"], ["jordan", "piano"], ["moving", "trip", "lisbon"]):
+        indexed, plain = both(store, Edge, terms, 50)
+        assert indexed == plain

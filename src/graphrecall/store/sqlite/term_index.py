@@ -77,17 +77,28 @@ Codes = npt.NDArray[np.int32]
 Uuids = npt.NDArray[np.bytes_]  # UTF-8, so they sort as SQLite's BINARY collation does
 
 
-def _varints(blob: bytes) -> int:
-    """The sum of the SQLite varints in ``blob`` (a row's token count per column)."""
-    total = value = shift = 0
+def varints(blob: bytes) -> list[int]:
+    """The SQLite varints in ``blob`` (FTS5's ``_docsize`` rows: a row's token count per
+    column; its averages record: the row count, then each column's token total): big-end
+    first, seven bits a byte while the high bit is set, all eight bits of a ninth byte."""
+    values: list[int] = []
+    value = length = 0
     for byte in blob:
-        value |= (byte & 0x7F) << shift
-        if byte & 0x80:
-            shift += 7
-            continue
-        total += value
-        value = shift = 0
-    return total
+        length += 1
+        if length == 9:
+            values.append((value << 8) | byte)
+            value = length = 0
+        elif byte & 0x80:
+            value = (value << 7) | (byte & 0x7F)
+        else:
+            values.append((value << 7) | byte)
+            value = length = 0
+    return values
+
+
+def _varints(blob: bytes) -> int:
+    """The sum of the SQLite varints in ``blob``: a row's token count over its columns."""
+    return sum(varints(blob))
 
 
 @dataclass(frozen=True)
