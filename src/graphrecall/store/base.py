@@ -11,6 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -23,6 +24,19 @@ from graphrecall.store.adjacency import Adjacency
 R = TypeVar("R", bound=Record)
 Scope = Mapping[str, Any]
 Vector = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Bm25:
+    """BM25's two constants: ``k1``, how soon more repeats of a term stop adding to a
+    record's score, and ``b``, how much a long record is discounted for its length."""
+
+    k1: float = 1.2
+    b: float = 0.75
+
+
+# The literature's constants, and every full-text index's own (FTS5's ``bm25()``).
+STANDARD_BM25 = Bm25()
 
 
 class Store(ABC):
@@ -142,9 +156,13 @@ class Store(ABC):
         *,
         where: Predicate | None = None,
         limit: int = 100,
+        bm25: Bm25 = STANDARD_BM25,
     ) -> list[tuple[str, float]]:
-        """BM25 (k1 1.2, b 0.75, stemmed) over the kind's text: records matching any term,
-        best first, as (uuid, score) with higher = better. Only real term matches."""
+        """BM25 (stemmed) over the kind's text: the ``limit`` records matching any term
+        that standard BM25 ranks best (k1 1.2, b 0.75: the index's own), scored with
+        ``bm25``'s constants and ordered by that score (ties by uuid), as (uuid, score)
+        with higher = better. Only real term matches. (A query with a term the index
+        splits into a phrase keeps the standard scores.)"""
 
     @abstractmethod
     def vector_search(

@@ -677,7 +677,7 @@ def test_a_calendar_phrase_ranks_that_periods_episodes_first(zep: Zep) -> None:
     texts = {
         "2023-06-19T10:00:00Z": "Erin baked bread, bread and more bread for the bread sale.",
         "2023-07-19T10:00:00Z": "Erin baked banana bread for the neighbours.",
-        "2023-08-19T18:00:00Z": "Erin baked a little rye bread with some seeds on top today.",
+        "2023-08-19T18:00:00Z": "Baked a little rye bread with some seeds on top today.",
     }
     uuids = {}
     for when, text in texts.items():

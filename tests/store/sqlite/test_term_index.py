@@ -27,7 +27,7 @@ from graphrecall.store.sqlite.migrations import (
     ensure_change_log,
     migrate,
 )
-from tests.store.sqlite.facts import insert_facts
+from tests.store.sqlite.facts import insert_facts, messages
 
 GRAPH, OTHER = "g-terms", "g-other"
 WORDS = ["jordan", "tennis", "court", "racket", "lisbon", "moving", "moves", "trip"]
@@ -156,26 +156,6 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return done
 
 
-def messages(store: Store, texts: list[str], thread: str, start_minute: int = 0) -> list[str]:
-    start = clock.now_dt().replace(microsecond=0) - timedelta(days=1)
-    records = [
-        Episode(
-            uuid=new_id(),
-            graph_uuid=GRAPH,
-            content=text,
-            source="message",
-            role="user",
-            role_name="Jordan" if i % 2 else "Avery",
-            thread_uuid=thread,
-            reference_time=clock.to_iso(start + timedelta(minutes=start_minute + i)),
-            created_at=clock.to_iso(start + timedelta(minutes=start_minute + i)),
-        )
-        for i, text in enumerate(texts)
-    ]
-    store.insert(records)
-    return [r.uuid for r in records]
-
-
 @pytest.mark.usefixtures("small_tables")
 def test_writes_are_caught_up_with_not_read_again(store: Store, builds: list[str]) -> None:
     """Inserts, rewrites and deletes after the copy was read: each search that finds it
@@ -218,10 +198,10 @@ def test_a_messages_neighbours_reindexed_by_its_triggers_are_caught_up_with(
     between two others, or deleted, re-indexes them, and the copy follows."""
     rng = random.Random(13)
     thread = new_id()
-    ids = messages(store, [sentence(rng) for _ in range(60)], thread, start_minute=0)
+    ids = messages(store, [sentence(rng) for _ in range(60)], thread, GRAPH, start_minute=0)
     store.text_search(Episode, {"graph_uuid": GRAPH}, ["tennis"])
     assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
-    (between,) = messages(store, ["zanzibar ferry"], thread, start_minute=10)
+    (between,) = messages(store, ["zanzibar ferry"], thread, GRAPH, start_minute=10)
     # the message is the reply of the one before it and the context of the two after it
     indexed, plain = both(store, Episode, ["zanzibar"], 10)
     assert indexed == plain and len(indexed) >= 2 and between in {u for u, _ in indexed}

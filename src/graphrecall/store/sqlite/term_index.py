@@ -11,7 +11,8 @@ exactly FTS5's, Porter stems and all) and each row's length (the ``_docsize`` sh
 A query scores all its rows at once with vectorised arithmetic, using FTS5's own BM25
 (``fts5_aux.c``: k1 = 1.2, b = 0.75, IDF ``log((N - n + 0.5) / (n + 0.5))`` floored at
 1e-6, a row's frequency the weighted sum over its columns, length over all columns), in
-the same order of operations, so every score equals the one ``bm25()`` returns (tested).
+the same order of operations, so every score equals the one ``bm25()`` returns (tested);
+it also scores given rows with other constants (``bm25.py``).
 
 The copy is a cache, never a second source of truth: it records the FTS5 structure record
 it was read at (which every committed write to the index changes) and is used only while
@@ -43,6 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from graphrecall.store.base import STANDARD_BM25, Bm25
 from graphrecall.store.sqlite.migrations import CHANGE_LOG
 
 log = logging.getLogger(__name__)
@@ -64,9 +66,6 @@ LOG_SCAN_MAX = 50_000
 # is still used, caught up, meanwhile): the larger of these.
 DELTA_MIN_ROWS = 2_000
 DELTA_SHARE = 0.02
-# FTS5's BM25 constants (fts5_aux.c).
-K1 = 1.2
-B = 0.75
 # The FTS5 structure record's id in ``{table}_fts_data``; any committed write changes it.
 STRUCTURE_ID = 10
 
@@ -319,7 +318,7 @@ class TermIndex:
         return hits
 
     def idf(self, term: str) -> float:
-        return _idf(self.rows, self.matches(term))
+        return bm25_idf(self.rows, self.matches(term))
 
     def _holding(self, terms: Sequence[str], owner: str | None, allowed: Ints | None) -> Bools:
         """Which live rows (by number) hold any of ``terms``, of ``owner`` only (unless
@@ -368,10 +367,12 @@ class TermIndex:
         matching: Sequence[str],
         owner: str | None,
         allowed: Ints | None,
+        bm25: Bm25 = STANDARD_BM25,
     ) -> tuple[Ints, Floats]:
         """The numbers of the rows that hold any of ``matching`` (of ``owner`` only, unless
         None, and among the rowids ``allowed``, unless None) and each one's score: FTS5's
-        ``bm25()`` over ``phrases`` in that order (its MATCH expression's phrase order)."""
+        ``bm25()`` over ``phrases`` in that order (its MATCH expression's phrase order),
+        with ``bm25``'s constants."""
         parts_of = list(zip(self.segments, self.offsets, strict=True))
         candidates = np.flatnonzero(self._holding(matching, owner, allowed))
         if not len(candidates):
@@ -382,15 +383,13 @@ class TermIndex:
             hits = self.matches(term)
             if not hits:
                 continue
-            idf = _idf(self.rows, hits)
+            idf = bm25_idf(self.rows, hits)
             for segment, offset in parts_of:
                 docs, freqs = segment.postings(term)
                 if not len(docs):
                     continue
-                f = freqs.astype(np.float64)
-                norm = K1 * ((1 - B) + (B * segment.tokens[docs]) / average)
                 numbers.append(docs + offset if offset else docs)
-                parts.append(idf * ((f * (K1 + 1.0)) / (f + norm)))
+                parts.append(term_scores(idf, freqs, segment.tokens[docs], average, bm25))
         # bincount adds each row's parts in input order: phrase order, as bm25() does.
         totals = np.asarray(
             np.bincount(np.concatenate(numbers), np.concatenate(parts), minlength=self.numbered),
@@ -421,6 +420,12 @@ class TermIndex:
             yield self._rowids(candidates[top]), scores[top]
             candidates, scores = candidates[~top], scores[~top]
             size *= 4
+
+    def scores(self, phrases: Sequence[str], rowids: Ints, bm25: Bm25) -> dict[int, float]:
+        """The score of each of ``rowids`` that holds any of ``phrases``, by rowid: FTS5's
+        ``bm25()`` over ``phrases`` with ``bm25``'s constants."""
+        numbers, scores = self._scored(phrases, phrases, None, rowids, bm25)
+        return dict(zip(self._rowids(numbers).tolist(), scores.tolist(), strict=True))
 
     def best(
         self, phrases: Sequence[str], matching: Sequence[str], owner: str | None, limit: int
@@ -513,7 +518,21 @@ class TermIndex:
         )
 
 
-def _idf(rows: int, hits: int) -> float:
+def term_scores(
+    idf: float, freqs: npt.NDArray[Any], lengths: npt.NDArray[Any], average: float, bm25: Bm25
+) -> Floats:
+    """One term's part of BM25 in each row: its ``idf``, its weighted frequency in the row
+    (``freqs``) and the row's token count (``lengths``) against the ``average``, in the
+    order of operations of FTS5's ``bm25()`` (fts5_aux.c), so that at FTS5's constants
+    every score equals the one it returns."""
+    f = freqs.astype(np.float64)
+    k1, b = bm25.k1, bm25.b
+    norm = k1 * ((1 - b) + (b * lengths.astype(np.float64)) / average)
+    scores: Floats = idf * ((f * (k1 + 1.0)) / (f + norm))
+    return scores
+
+
+def bm25_idf(rows: int, hits: int) -> float:
     idf = math.log((rows - hits + 0.5) / (hits + 0.5))
     return idf if idf > 0.0 else 1e-6
 
@@ -532,7 +551,7 @@ def _log_seq(conn: sqlite3.Connection) -> int:
     return int(row[0]) if row and row[0] is not None else 0
 
 
-def _weights(names: Sequence[str], weights: Sequence[float]) -> dict[str, float]:
+def column_weights(names: Sequence[str], weights: Sequence[float]) -> dict[str, float]:
     return {n: weights[i] if i < len(weights) else 1.0 for i, n in enumerate(names)}
 
 
@@ -555,7 +574,7 @@ def build(
                 f"SELECT rowid, {owner_field}, uuid FROM {table} ORDER BY rowid"
             ).fetchall(),
             conn.execute("SELECT term, doc, col FROM temp.postings"),
-            _weights(names, weights),
+            column_weights(names, weights),
             codes,
         )
         conn.execute("COMMIT")
@@ -694,7 +713,7 @@ def catch_up(
         sized,
         [(row[0], row[1], row[2]) for row in content],
         tokenizer.postings(names, [(row[0], *row[3:]) for row in content]),
-        _weights(names, weights),
+        column_weights(names, weights),
         codes,
     )
     return index.changed(cookie, seq, np.asarray(changed, dtype=np.int64), segment, codes)
