@@ -129,3 +129,20 @@ def test_a_phrase_term_keeps_the_standard_scores(store: Store) -> None:
     standard = store.text_search(Edge, scope, ["rock'n'roll", "dice"])
     assert standard
     assert store.text_search(Edge, scope, ["rock'n'roll", "dice"], bm25=LOW) == standard
+
+
+def test_a_small_tables_copy_kept_for_rescoring_follows_writes(store: Store) -> None:
+    """The messages table keeps a copy at any size once a search re-scored from it; the
+    worker's refresh after a burst of writes (more than a search catches up with
+    inline) brings it up to date, as it does a big table's."""
+    rng = random.Random(3)
+    thread = new_id()
+    messages(store, [sentence(rng) for _ in range(50)], thread, GRAPH)
+    store.text_search(Episode, {"graph_uuid": GRAPH}, ["tennis"], bm25=LOW)  # starts the copy
+    assert store._term_indexes.wait(30)  # type: ignore[attr-defined]
+    assert store._term_indexes._current["episodes"].rows == 50  # type: ignore[attr-defined]
+    burst = term_index.INLINE_MAX + 50
+    messages(store, [sentence(rng) for _ in range(burst)], thread, GRAPH, start_minute=60)
+    store.refresh_text_indexes()
+    assert store._term_indexes.wait(30)  # type: ignore[attr-defined]
+    assert store._term_indexes._current["episodes"].rows == 50 + burst  # type: ignore[attr-defined]

@@ -972,15 +972,16 @@ class SQLiteStore(Store):
         searches after a burst of writes find them current."""
         for kind, table in TABLES.items():
             if self._term_indexes.has(table):
-                self._term_index(kind)
+                self._term_index(kind, any_size=True)
 
     def wait_for_term_indexes(self, timeout: float = 120.0) -> bool:
-        """Start building the in-memory term index of every big table whose copy is not
-        current, and wait for the builds (for tests and benchmarks, which should time a
-        warm store); True when none is still running after ``timeout`` seconds."""
+        """Start building the in-memory term index of every big table (and every table
+        with a copy) whose copy is not current, and wait for the builds (for tests and
+        benchmarks, which should time a warm store); True when none is still running
+        after ``timeout`` seconds."""
         for kind, table in TABLES.items():
             if table in FTS_TABLES:
-                self._term_index(kind)
+                self._term_index(kind, any_size=self._term_indexes.has(table))
         return self._term_indexes.wait(timeout)
 
     def _row_count(self, table: str) -> int:
