@@ -859,8 +859,9 @@ class SQLiteStore(Store):
         With no filter but the owner, the index ranks the rows and knows their uuids: no
         SQL. Under a filter the in-memory filter columns cover, it ranks only the rows the
         filter allows, the fill's too; under any other, its best rows are checked in SQL,
-        and FTS5 ranks the fill."""
-        index = self._term_index(kind)
+        and FTS5 ranks the fill. A small table's copy (kept for re-scoring) serves too:
+        it ranks exactly as FTS5 does, in a fraction of the time."""
+        index = self._term_index(kind, any_size=self._term_indexes.has(self._table(kind)))
         if index is None:
             return None
         tokens = {t: self._tokenizer.tokens(t) for t in terms}
