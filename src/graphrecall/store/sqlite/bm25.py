@@ -14,11 +14,15 @@ the same whatever answered it. Scoring only those rows with the new constants ra
 well as scoring every match (73.5 / 81.5 vs 73.5 / 81.6).
 
 The statistics are exact from either source: the table's in-memory copy when one is
-current (``TermIndex.scores``), or else the index itself, read in SQL through its
-vocabulary tables (migration 16): a term's row count (``fts5vocab`` row), its occurrences
-in the rows (``fts5vocab`` instance, one query per term, bounded to the rows), the rows'
-lengths (``_docsize``) and the table's row count and token total (the averages record).
-Both give the scores FTS5's ``bm25()`` returns at its own constants (tested).
+current (``TermIndex.scores``, ~0.3 ms a LoCoMo question), or else (while the copy is read
+or caught up with, or inside a transaction) the index and the rows themselves
+(:func:`sql_scores`): the table's row count and token total (FTS5's averages record), the
+rows' lengths (``_docsize``), each term's row count (the store's count, kept up to 30 s,
+which the lexical leg's plan has usually just asked for) and the terms' frequencies in the rows,
+from the rows' own text tokenised as FTS5 does (``Tokenizer``, ~7 ms for 100 messages),
+never from the terms' posting lists: a user's name is in every message of theirs, and
+walking its list took 150-270 ms at 72k messages. Both give the scores FTS5's ``bm25()``
+returns at its own constants (tested).
 """
 
 from __future__ import annotations
@@ -29,8 +33,7 @@ from typing import Any
 import numpy as np
 
 from graphrecall.store.base import Bm25
-from graphrecall.store.sqlite.migrations import postings_table, terms_table
-from graphrecall.store.sqlite.term_index import Ints, bm25_idf, term_scores, varints
+from graphrecall.store.sqlite.term_index import Ints, Tokenizer, bm25_idf, term_scores, varints
 
 Read = Callable[[str, Sequence[Any]], list[Any]]
 # Scores of rows by rowid (those holding any term), given the rowids.
@@ -52,18 +55,21 @@ def rescored(
     return sorted(out, key=lambda row: (-row[1], row[0]))
 
 
-def index_scores(
+def sql_scores(
     read: Read,
+    tokenizer: Tokenizer,
     table: str,
     weights: Mapping[str, float],
     phrases: Sequence[str],
+    hits: Sequence[int],
     bm25: Bm25,
     rowids: Ints,
 ) -> dict[int, float]:
     """The score of each of ``rowids`` that holds any of ``phrases`` (tokens, in the
-    order a MATCH expression names them), by the statistics of ``table``'s full-text
-    index read in SQL: FTS5's ``bm25()`` with ``bm25``'s constants and ``weights`` (each
-    column's weight, by name; 1 when not named)."""
+    order a MATCH expression names them; ``hits``: how many rows of the table hold each),
+    from ``table``'s full-text index and rows: FTS5's ``bm25()`` with ``bm25``'s
+    constants and ``weights`` (each column of the index by name, in order, and its
+    weight)."""
     averages = read(f"SELECT block FROM {table}_fts_data WHERE id = ?", [AVERAGES_ID])
     if not averages or not len(rowids):
         return {}
@@ -75,23 +81,24 @@ def index_scores(
     sized = read(f"SELECT id, sz FROM {table}_fts_docsize WHERE id IN ({marks})", [])
     numbers = {int(r[0]): i for i, r in enumerate(sized)}
     lengths = np.array([sum(varints(bytes(r[1]))) for r in sized], dtype=np.float64)
+    names = list(weights)
+    texts = read(f"SELECT rowid, {', '.join(names)} FROM {table} WHERE rowid IN ({marks})", [])
+    freqs = np.zeros((len(phrases), len(sized)), dtype=np.float64)
+    position = {p: i for i, p in reversed(list(enumerate(phrases)))}
+    distinct = list(position)
+    for term, doc, column in tokenizer.postings(names, [tuple(r) for r in texts], distinct):
+        at = numbers.get(int(doc))
+        if at is not None:
+            freqs[position[term], at] += weights[column]
+    for i, phrase in enumerate(phrases):  # a term named twice counts twice, as in bm25()
+        freqs[i] = freqs[position[phrase]]
     totals = np.zeros(len(sized), dtype=np.float64)
     holding = np.zeros(len(sized), dtype=bool)
-    for term in phrases:
-        counted = read(f"SELECT doc FROM {terms_table(table)} WHERE term = ?", [term])
-        if not counted or not counted[0][0]:
+    for i, count in enumerate(hits):
+        if not count:
             continue
-        freqs = np.zeros(len(sized), dtype=np.float64)
-        for doc, column, count in read(
-            f"SELECT doc, col, count(*) FROM {postings_table(table)}"
-            f" WHERE term = ? AND doc IN ({marks}) GROUP BY doc, col",
-            [term],
-        ):
-            at = numbers.get(int(doc))
-            if at is not None:
-                freqs[at] += weights.get(column, 1.0) * count
-        held = freqs > 0
+        held = freqs[i] > 0
         holding |= held
-        parts = term_scores(bm25_idf(rows, int(counted[0][0])), freqs, lengths, average, bm25)
+        parts = term_scores(bm25_idf(rows, count), freqs[i], lengths, average, bm25)
         totals[held] += parts[held]
     return {rowid: float(totals[at]) for rowid, at in numbers.items() if holding[at]}

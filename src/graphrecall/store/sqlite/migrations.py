@@ -54,19 +54,6 @@ FTS_TABLES = ("episodes", "edges", "nodes", "observations", "thread_summaries", 
 # How much a column of a full-text index counts in its BM25 score (``bm25()`` arguments,
 # in column order); tables not listed weigh every column 1.
 FTS_COLUMN_WEIGHTS: dict[str, tuple[float, ...]] = {"episodes": (1.0, 1.0, 0.5, 1.0, 0.5)}
-
-
-def terms_table(table: str) -> str:
-    """The ``fts5vocab`` row table of ``table``'s full-text index: each term's row count."""
-    return f"{table}_fts_terms"
-
-
-def postings_table(table: str) -> str:
-    """The ``fts5vocab`` instance table of ``table``'s full-text index: each occurrence of
-    a term, as (term, row, column, offset)."""
-    return f"{table}_fts_postings"
-
-
 # An episode's ``search_context``: the last CONTEXT_MESSAGES messages before it in its
 # thread, CONTEXT_CHARS characters of each.
 CONTEXT_MESSAGES = 2
@@ -585,13 +572,6 @@ MIGRATIONS: list[str] = [
     {_row_log_triggers("episodes", "thread_uuid, role, source, created_at")}
     {_row_log_triggers("nodes", "name, created_at")}
     """,
-    # 16: each full-text index's vocabulary, read by bm25.py to score a lexical leg's rows
-    # with a scope's own BM25 constants: a term's row count and its occurrences.
-    "".join(
-        f"CREATE VIRTUAL TABLE {terms_table(t)} USING fts5vocab({t}_fts, row);\n"
-        f"CREATE VIRTUAL TABLE {postings_table(t)} USING fts5vocab({t}_fts, instance);\n"
-        for t in FTS_TABLES
-    ),
 ]
 
 

@@ -742,11 +742,14 @@ class SQLiteStore(Store):
     ) -> list[tuple[str, float]]:
         """``found`` scored and ordered with ``bm25``'s constants (store/sqlite/bm25.py)."""
         phrases: list[str] = []
+        counted: list[str] = []  # the terms of ``phrases``, one each
         for term in terms:
             tokens = self._tokenizer.tokens(term)
             if len(tokens) > 1:
                 return found  # a phrase ("rock'n'roll"): only FTS5 can count those
-            phrases += tokens
+            if tokens:
+                phrases.append(tokens[0])
+                counted.append(term)
         table = self._table(kind)
         marks = ",".join("?" * len(found))
         rowids = {
@@ -755,15 +758,23 @@ class SQLiteStore(Store):
                 f"SELECT uuid, rowid FROM {table} WHERE uuid IN ({marks})", [u for u, _ in found]
             )
         }
-        # A copy at any size: it scores the rows in ~0.1 ms, where reading the statistics
-        # in SQL takes a query per term (~4 ms a LoCoMo question), its fallback meanwhile.
+        # A copy at any size: it scores the rows in ~0.3 ms, where tokenising them takes
+        # ~7 ms (bm25.sql_scores, its fallback while the copy is read or caught up with).
         index = self._term_index(kind, any_size=True)
         scorer: bm25_scores.Scorer
         if index is not None:
             scorer = partial(index.scores, phrases, bm25=bm25)
         else:
-            weights = self._column_weights(table)
-            scorer = partial(bm25_scores.index_scores, self._read, table, weights, phrases, bm25)
+            scorer = partial(
+                bm25_scores.sql_scores,
+                self._read,
+                self._tokenizer,
+                table,
+                self._column_weights(table),
+                phrases,
+                [self._term_rows(table, term) for term in counted],
+                bm25,
+            )
         return bm25_scores.rescored(found, rowids, scorer)
 
     def _column_weights(self, table: str) -> dict[str, float]:

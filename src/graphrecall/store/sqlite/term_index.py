@@ -614,11 +614,17 @@ class Tokenizer:
         return found
 
     def postings(
-        self, columns: Sequence[str], rows: Sequence[Sequence[object]]
+        self,
+        columns: Sequence[str],
+        rows: Sequence[Sequence[object]],
+        terms: Sequence[str] | None = None,
     ) -> list[tuple[str, int, str]]:
         """``(term, rowid, column)`` for every token of ``rows`` (each its rowid and then
-        one text per column), in term order, as ``fts5vocab`` lists an index's."""
+        one text per column), in term order, as ``fts5vocab`` lists an index's; only those
+        of ``terms`` (tokens) unless None."""
         layout = tuple(columns)
+        if terms is not None and not terms:
+            return []
         with self._lock:
             name = self._layouts.get(layout)
             if name is None:
@@ -632,15 +638,18 @@ class Tokenizer:
                 )
                 self._layouts[layout] = name
             marks = ", ".join("?" * (len(layout) + 1))
+            select = f"SELECT term, doc, col FROM {name}v"
+            if terms is not None:
+                # A term each: fts5vocab seeks an equal term, but scans for IN.
+                select = " UNION ALL ".join([f"{select} WHERE term = ?"] * len(terms))
             self._conn.execute("BEGIN")
             try:
                 self._conn.executemany(
                     f"INSERT INTO {name}(rowid, {', '.join(layout)}) VALUES ({marks})", rows
                 )
-                found = self._conn.execute(f"SELECT term, doc, col FROM {name}v").fetchall()
-                self._conn.execute(f"DELETE FROM {name}")
+                found = self._conn.execute(select, list(terms or ())).fetchall()
             finally:
-                self._conn.execute("COMMIT")
+                self._conn.execute("ROLLBACK")  # the rows were only there to be tokenised
         return found
 
     def close(self) -> None:
