@@ -732,15 +732,33 @@ class SQLiteStore(Store):
         limit: int = 100,
         bm25: Bm25 = STANDARD_BM25,
     ) -> list[tuple[str, float]]:
-        found = self._standard_text_search(kind, scope, terms, where, limit)
+        index = None
+        if terms and not bounded(where):
+            # A small table's copy (kept for re-scoring) serves too: it ranks exactly as
+            # FTS5 does, in a fraction of the time.
+            table = self._table(kind)
+            index = self._term_index(kind, any_size=self._term_indexes.has(table))
+        found = self._standard_text_search(kind, scope, terms, where, limit, index)
         if bm25 == STANDARD_BM25 or not found:
             return found
-        return self._rescored(kind, terms, found, bm25)
+        # The copy that ranked the rows scores them: under writes, asking again for a
+        # current one would catch it up once more (or find it being caught up with).
+        if index is None:
+            # A copy at any size: it scores the rows in ~0.3 ms, where tokenising them
+            # takes ~7 ms (bm25.sql_scores, its fallback while it is read or caught up).
+            index = self._term_index(kind, any_size=True)
+        return self._rescored(kind, terms, found, bm25, index)
 
     def _rescored(
-        self, kind: type[Record], terms: Sequence[str], found: list[tuple[str, float]], bm25: Bm25
+        self,
+        kind: type[Record],
+        terms: Sequence[str],
+        found: list[tuple[str, float]],
+        bm25: Bm25,
+        index: TermIndex | None,
     ) -> list[tuple[str, float]]:
-        """``found`` scored and ordered with ``bm25``'s constants (store/sqlite/bm25.py)."""
+        """``found`` scored and ordered with ``bm25``'s constants (store/sqlite/bm25.py),
+        from ``index``'s statistics (a current copy) or else the index's and rows'."""
         phrases: list[str] = []
         counted: list[str] = []  # the terms of ``phrases``, one each
         for term in terms:
@@ -758,9 +776,6 @@ class SQLiteStore(Store):
                 f"SELECT uuid, rowid FROM {table} WHERE uuid IN ({marks})", [u for u, _ in found]
             )
         }
-        # A copy at any size: it scores the rows in ~0.3 ms, where tokenising them takes
-        # ~7 ms (bm25.sql_scores, its fallback while the copy is read or caught up with).
-        index = self._term_index(kind, any_size=True)
         scorer: bm25_scores.Scorer
         if index is not None:
             scorer = partial(index.scores, phrases, bm25=bm25)
@@ -793,8 +808,10 @@ class SQLiteStore(Store):
         terms: Sequence[str],
         where: Predicate | None,
         limit: int,
+        index: TermIndex | None,
     ) -> list[tuple[str, float]]:
-        """The ``limit`` best rows by FTS5's ``bm25()`` (or the copy's same scores)."""
+        """The ``limit`` best rows by FTS5's ``bm25()`` (or the same scores of ``index``,
+        the table's current copy, where it can serve)."""
         if not terms:
             return []
         table = self._table(kind)
@@ -812,7 +829,11 @@ class SQLiteStore(Store):
                 [*params, fulltext.any_of(terms)],
             )
             return [(r[0], float(r[1])) for r in rows]
-        indexed = self._indexed_search(kind, scope, terms, where, sql_where, params, limit)
+        indexed = (
+            None
+            if index is None
+            else self._indexed_search(index, kind, scope, terms, where, sql_where, params, limit)
+        )
         filled = False
         if indexed is not None:
             plan, found, filled = indexed
@@ -855,6 +876,7 @@ class SQLiteStore(Store):
 
     def _indexed_search(
         self,
+        index: TermIndex,
         kind: type[Record],
         scope: Scope,
         terms: Sequence[str],
@@ -870,11 +892,7 @@ class SQLiteStore(Store):
         With no filter but the owner, the index ranks the rows and knows their uuids: no
         SQL. Under a filter the in-memory filter columns cover, it ranks only the rows the
         filter allows, the fill's too; under any other, its best rows are checked in SQL,
-        and FTS5 ranks the fill. A small table's copy (kept for re-scoring) serves too:
-        it ranks exactly as FTS5 does, in a fraction of the time."""
-        index = self._term_index(kind, any_size=self._term_indexes.has(self._table(kind)))
-        if index is None:
-            return None
+        and FTS5 ranks the fill."""
         tokens = {t: self._tokenizer.tokens(t) for t in terms}
         if any(len(found) != 1 for found in tokens.values()):
             return None  # a term FTS5 splits into a phrase ("rock'n'roll")
