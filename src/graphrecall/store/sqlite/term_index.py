@@ -378,7 +378,8 @@ class TermIndex:
         ``bm25()`` over ``phrases`` in that order (its MATCH expression's phrase order),
         with ``bm25``'s constants."""
         parts_of = list(zip(self.segments, self.offsets, strict=True))
-        candidates = np.flatnonzero(self._holding(matching, owner, allowed))
+        holding = self._holding(matching, owner, allowed)
+        candidates = np.flatnonzero(holding)
         if not len(candidates):
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         average = self.total_tokens / self.rows
@@ -390,10 +391,17 @@ class TermIndex:
             idf = bm25_idf(self.rows, hits)
             for segment, offset in parts_of:
                 docs, freqs = segment.postings(term)
-                if not len(docs):
+                # Only the candidates' parts are needed: a common term's postings are
+                # mostly other rows (another graph's, or rows of common terms alone).
+                numbered = docs + offset if offset else docs
+                kept = holding[numbered]
+                if not kept.any():
                     continue
-                numbers.append(docs + offset if offset else docs)
+                docs, freqs, numbered = docs[kept], freqs[kept], numbered[kept]
+                numbers.append(numbered)
                 parts.append(term_scores(idf, freqs, segment.tokens[docs], average, bm25))
+        if not numbers:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         # bincount adds each row's parts in input order: phrase order, as bm25() does.
         totals = np.asarray(
             np.bincount(np.concatenate(numbers), np.concatenate(parts), minlength=self.numbered),
