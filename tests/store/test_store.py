@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphrecall.domain import clock
+from graphrecall.domain import clock, scopes
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode, Node, PageRequest, Task
@@ -211,12 +211,12 @@ def test_search_inside_a_transaction_does_not_deadlock(store: Store) -> None:
     g = new_id()
     store.insert([edge(g, node(g, "alice"), node(g, "bob"))])
     outside = engine.search(
-        store, None, None, engine.SCOPES["edges"], g, SearchOptions(query="alice bob")
+        store, None, None, scopes.SCOPES["edges"], g, SearchOptions(query="alice bob")
     )
     with store.transaction():
         assert store.in_transaction()
         inside = engine.search(
-            store, None, None, engine.SCOPES["edges"], g, SearchOptions(query="alice bob")
+            store, None, None, scopes.SCOPES["edges"], g, SearchOptions(query="alice bob")
         )
     assert not store.in_transaction()
     assert [h.uuid for h in inside.hits] == [h.uuid for h in outside.hits] and inside.hits

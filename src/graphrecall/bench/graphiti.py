@@ -34,6 +34,7 @@ from graphrecall.bench import search as bench_search
 from graphrecall.bench.build import Built, ensure_db, stem, working_copy
 from graphrecall.bench.synthetic import Query, make_queries
 from graphrecall.bench.tables import ms, text_table, write_json
+from graphrecall.domain import scopes
 from graphrecall.domain.clock import to_iso
 from graphrecall.ml.embedder import MiniLMEmbedder
 
@@ -211,7 +212,7 @@ def _ours(
             model=settings.cross_encoder_model,
             api_key=settings.cross_encoder_api_key,
         )
-        spec = engine.SCOPES["edges"]
+        spec = scopes.SCOPES["edges"]
         graph_uuid, hub = built.graph.graph.uuid, built.graph.hub_uuid
 
         def call(q: Query) -> list[str]:

@@ -43,6 +43,7 @@ from graphrecall.bench.ingest import API_KEY, IngestedSample, ingest_sdk
 from graphrecall.bench.locomo_data import Question, category_name, load
 from graphrecall.bench.locomo_report import draw_chart, table
 from graphrecall.bench.tables import latency, mean, pct, write_json
+from graphrecall.domain import scopes
 from graphrecall.domain.clock import to_iso
 
 if TYPE_CHECKING:
@@ -443,7 +444,7 @@ def _baselines_in_process(db: Path, items: Sequence[Item], rows: list[dict[str, 
 
     store: Store = open_store(db)
     embedder = MiniLMEmbedder()
-    spec = engine.SCOPES["episodes"]
+    spec = scopes.SCOPES["episodes"]
     try:
         for b in (b for b in BASELINES if b.layer == "engine"):
 

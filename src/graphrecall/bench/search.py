@@ -35,6 +35,7 @@ from graphrecall.bench.build import Built, ensure_db, working_copy
 from graphrecall.bench.server import store_index_status, wait_for_builds
 from graphrecall.bench.synthetic import SPAN, START, Query, make_queries
 from graphrecall.bench.writes import Writer
+from graphrecall.domain import scopes
 from graphrecall.domain.clock import to_iso
 
 PAGE_SIZE = 10
@@ -392,7 +393,7 @@ def _in_process(
                 store,
                 embedder,
                 ctx.cross_encoder,
-                engine.SCOPES["edges"],
+                scopes.SCOPES["edges"],
                 graph_uuid,
                 search.options(params_for(CASES[0], queries[0], hub), "edges"),
             )
@@ -402,9 +403,9 @@ def _in_process(
         run = partial(engine.search, store, embedder, None)
         extra["index_build_s"] = wait_for_builds(
             [
-                *(partial(run, engine.SCOPES[s], graph_uuid, both_legs) for s in INDEXED_SCOPES),
+                *(partial(run, scopes.SCOPES[s], graph_uuid, both_legs) for s in INDEXED_SCOPES),
                 # The filter columns the filtered case reads (filter_columns.py).
-                partial(run, engine.SCOPES["edges"], graph_uuid, filtered),
+                partial(run, scopes.SCOPES["edges"], graph_uuid, filtered),
             ],
             lambda: store_index_status(store),
         )
@@ -420,9 +421,9 @@ def _in_process(
         )
         extra["query_embedding_ms"] = {"p50": embedded.p50_ms, "p95": embedded.p95_ms}
         for case in plan.cases:
-            if case.scope not in engine.SCOPES:
+            if case.scope not in scopes.SCOPES:
                 continue  # get_context is measured through the SDK only
-            spec = engine.SCOPES[case.scope]
+            spec = scopes.SCOPES[case.scope]
             if "engine" in plan.layers:
 
                 def call_engine(q: Query, case: Case = case, spec: Any = spec) -> list[str]:

@@ -32,7 +32,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any, Literal
 
-from graphrecall.domain import clock
+from graphrecall.domain import clock, scopes
 from graphrecall.domain import predicates as p
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import (
@@ -520,7 +520,7 @@ class _Plan:
         records = {
             r.uuid: r
             for r in self.ctx.store.find(
-                engine.SCOPES[_SCOPE_OF[kind]].kind,
+                scopes.SCOPES[_SCOPE_OF[kind]].kind,
                 {"graph_uuid": self.graph.uuid, "uuid": [h.uuid for h in hits]},
             )
         }
@@ -535,7 +535,7 @@ class _Plan:
             limit=limit,
             candidates=max(limit, CANDIDATES),
         )
-        spec = engine.SCOPES[_SCOPE_OF[kind]]
+        spec = scopes.SCOPES[_SCOPE_OF[kind]]
         run = engine.search(
             self.ctx.store, self.embedder, self.ctx.cross_encoder, spec, self.graph.uuid, opts
         )

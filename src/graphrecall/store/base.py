@@ -11,7 +11,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -19,24 +18,12 @@ import numpy.typing as npt
 
 from graphrecall.domain.models import ApiKey, Node, Page, PageRequest, Record, Task
 from graphrecall.domain.predicates import Predicate
+from graphrecall.domain.scopes import STANDARD_BM25, Bm25
 from graphrecall.store.adjacency import Adjacency
 
 R = TypeVar("R", bound=Record)
 Scope = Mapping[str, Any]
 Vector = npt.NDArray[np.float32]
-
-
-@dataclass(frozen=True)
-class Bm25:
-    """BM25's two constants: ``k1``, how soon more repeats of a term stop adding to a
-    record's score, and ``b``, how much a long record is discounted for its length."""
-
-    k1: float = 1.2
-    b: float = 0.75
-
-
-# The literature's constants, and every full-text index's own (FTS5's ``bm25()``).
-STANDARD_BM25 = Bm25()
 
 
 class Store(ABC):

@@ -14,8 +14,8 @@ import pytest
 
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode, Record
+from graphrecall.domain.scopes import STANDARD_BM25, Bm25
 from graphrecall.store import Store
-from graphrecall.store.base import STANDARD_BM25, Bm25
 from graphrecall.store.sqlite import bm25, term_index
 from tests.store.sqlite.facts import insert_facts, messages
 

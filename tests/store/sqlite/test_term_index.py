@@ -22,8 +22,8 @@ from graphrecall.store import Store
 from graphrecall.store.sqlite import fulltext, term_index
 from graphrecall.store.sqlite.migrations import (
     CHANGE_LOG,
-    FTS_TABLES,
     FTS_TOKENIZE,
+    TEXT_TABLES,
     ensure_change_log,
     migrate,
 )
@@ -293,13 +293,13 @@ def test_without_a_change_log_a_stale_copy_is_read_again(store: Store, builds: l
 def test_the_change_log_triggers_are_remade_when_an_index_is_recreated(tmp_path: Path) -> None:
     conn = sqlite3.connect(str(tmp_path / "x.db"), isolation_level=None)
     migrate(conn)
-    assert ensure_change_log(conn) == frozenset(FTS_TABLES)
+    assert ensure_change_log(conn) == frozenset(TEXT_TABLES)
     conn.execute("DROP TABLE memories_fts")  # as a migration recreating it would
     conn.execute(
         "CREATE VIRTUAL TABLE memories_fts USING fts5(content, content='memories',"
         " content_rowid='rowid')"
     )
-    assert ensure_change_log(conn) == frozenset(FTS_TABLES)
+    assert ensure_change_log(conn) == frozenset(TEXT_TABLES)
     conn.execute("INSERT INTO memories_fts(rowid, content) VALUES (7, 'hello')")
     assert conn.execute(f"SELECT tbl, row FROM {CHANGE_LOG}").fetchall() == [("memories", 7)]
     conn.close()

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from graphrecall.store.base import Bm25
+from graphrecall.domain.scopes import Bm25
 from graphrecall.store.sqlite.term_index import Ints, Tokenizer, bm25_idf, term_scores, varints
 
 Read = Callable[[str, Sequence[Any]], list[Any]]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 import sqlite3
 
+from graphrecall.domain.scopes import TEXT_TABLES
+
 logger = logging.getLogger(__name__)
 
 # How every full-text index splits and stems text (the query side: term_index.Tokenizer).
@@ -49,11 +51,6 @@ CHANGE_LOG = "text_index_changes"
 # Every row written to a table with in-memory filter columns (filter_columns.py), by
 # rowid, whichever connection wrote it: a copy catches up from here.
 ROW_LOG = "row_changes"
-# The tables with a full-text index (``{table}_fts``).
-FTS_TABLES = ("episodes", "edges", "nodes", "observations", "thread_summaries", "memories")
-# How much a column of a full-text index counts in its BM25 score (``bm25()`` arguments,
-# in column order); tables not listed weigh every column 1.
-FTS_COLUMN_WEIGHTS: dict[str, tuple[float, ...]] = {"episodes": (1.0, 1.0, 0.5, 1.0, 0.5)}
 # An episode's ``search_context``: the last CONTEXT_MESSAGES messages before it in its
 # thread, CONTEXT_CHARS characters of each.
 CONTEXT_MESSAGES = 2
@@ -360,7 +357,7 @@ MIGRATIONS: list[str] = [
     # "5 years already!" is found by "How long has Mel been married?" through the question
     # it replies to. ``search_context`` holds the start of the two previous messages of
     # the same thread; the trigger fills it at insert (stored, so the index's 'delete'
-    # always gets the values it indexed). Its column weighs half (``FTS_COLUMN_WEIGHTS``).
+    # always gets the values it indexed). Its column weighs half (``domain/scopes.py``).
     _DROP_EPISODE_FTS
     + """
     ALTER TABLE episodes ADD COLUMN search_context TEXT;
@@ -587,7 +584,7 @@ def ensure_change_log(conn: sqlite3.Connection) -> frozenset[str]:
     may not put triggers on shadow tables: then nothing is logged, and the copies are
     read again whole after writes, as before."""
     logged = set()
-    for table in FTS_TABLES:
+    for table in TEXT_TABLES:
         docsize = f"{table}_fts_docsize"
         statements = [
             f"CREATE TRIGGER IF NOT EXISTS {docsize}_{event.lower()}_log AFTER {event} ON"

@@ -31,35 +31,30 @@ from graphrecall.domain import clock
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import (
     ApiKey,
-    ContextTemplate,
     Edge,
     Episode,
-    Graph,
-    Memory,
-    MemoryEvent,
     Node,
-    Observation,
-    Ontology,
     Page,
     PageRequest,
-    Project,
     Record,
-    Space,
     Task,
-    Thread,
-    ThreadSummary,
-    User,
 )
 from graphrecall.domain.predicates import Predicate
+from graphrecall.domain.scopes import (
+    STANDARD_BM25,
+    TABLES,
+    TEXT_TABLES,
+    Bm25,
+    owner_field,
+    scope_of_table,
+)
 from graphrecall.store.adjacency import Adjacency
-from graphrecall.store.base import STANDARD_BM25, Bm25, R, Scope, Store, Vector
+from graphrecall.store.base import R, Scope, Store, Vector
 from graphrecall.store.sqlite import bm25 as bm25_scores
 from graphrecall.store.sqlite import fulltext, term_index
 from graphrecall.store.sqlite.filter_columns import Columns, FilterColumns, covers
 from graphrecall.store.sqlite.migrations import (
     CHANGE_LOG,
-    FTS_COLUMN_WEIGHTS,
-    FTS_TABLES,
     FTS_TOKENIZE,
     ROW_LOG,
     ensure_change_log,
@@ -71,24 +66,6 @@ from graphrecall.store.sqlite.vector_index import VectorIndexes
 
 log = logging.getLogger(__name__)
 
-TABLES: dict[type[Record], str] = {
-    Project: "projects",
-    ApiKey: "api_keys",
-    User: "users",
-    Graph: "graphs",
-    Thread: "threads",
-    Episode: "episodes",
-    Node: "nodes",
-    Edge: "edges",
-    Observation: "observations",
-    ThreadSummary: "thread_summaries",
-    Task: "tasks",
-    Space: "spaces",
-    Memory: "memories",
-    MemoryEvent: "memory_events",
-    Ontology: "ontologies",
-    ContextTemplate: "context_templates",
-}
 # How long a table's cached row count, and a term's count of matching rows, are trusted
 # (see ``_row_count``, ``_term_rows``), and how many term counts are kept.
 ROW_COUNT_TTL_S = 30.0
@@ -123,8 +100,6 @@ COMPACT_MIN_ROWS = 1_000
 CHANGE_LOG_KEEP = term_index.LOG_SCAN_MAX
 JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
 JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
-# The tenant column of record kinds not owned by a graph (embeddings are kept per owner).
-OWNER_FIELDS: dict[type[Record], str] = {Memory: "space_uuid"}
 BOOL_FIELDS = frozenset({"processed", "disable_default_ontology"})
 # Sort keys kept in a column that is no model field: a node's degree, kept by triggers
 # on edges (migration 11) and read in order from nodes_degree (graph_uuid, degree, uuid).
@@ -554,7 +529,7 @@ class SQLiteStore(Store):
         """The in-memory filter columns of the owner in ``scope`` and the rows ``scope``
         and ``where`` allow, or None when SQL must filter (inside a transaction, no
         current copy, or a filter the columns do not cover)."""
-        table, field = self._table(kind), _owner_field(kind)
+        table, field = self._table(kind), owner_field(kind)
         owner = scope.get(field)
         if self.in_transaction() or not isinstance(owner, str):
             return None
@@ -715,7 +690,7 @@ class SQLiteStore(Store):
     def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:
         table = self._table(kind)
         rows = self._query(
-            f"SELECT t.uuid FROM {table} t WHERE t.{_owner_field(kind)} = ? AND NOT EXISTS"
+            f"SELECT t.uuid FROM {table} t WHERE t.{owner_field(kind)} = ? AND NOT EXISTS"
             " (SELECT 1 FROM embeddings e WHERE e.kind = ? AND e.uuid = t.uuid)",
             [owner_uuid, table],
         )
@@ -797,7 +772,7 @@ class SQLiteStore(Store):
         known = self._fts_weights.get(table)
         if known is None:
             names = [str(r[1]) for r in self._read(f"PRAGMA table_info({table}_fts)")]
-            known = column_weights(names, FTS_COLUMN_WEIGHTS.get(table, ()))
+            known = column_weights(names, _text_weights(table))
             self._fts_weights[table] = known
         return known
 
@@ -816,7 +791,7 @@ class SQLiteStore(Store):
             return []
         table = self._table(kind)
         sql_where, params = self._where(kind, scope, where)
-        weights = "".join(f", {w}" for w in FTS_COLUMN_WEIGHTS.get(table, ()))
+        weights = "".join(f", {w}" for w in _text_weights(table))
         score = f"-bm25({table}_fts{weights}) AS score"
         if bounded(where):
             # The filter's few rows drive (CROSS JOIN keeps them outer), each matched and
@@ -898,7 +873,7 @@ class SQLiteStore(Store):
             return None  # a term FTS5 splits into a phrase ("rock'n'roll")
         stem = {t: found[0] for t, found in tokens.items()}
         plan = fulltext.match_plan(terms, index.rows, lambda term: index.matches(stem[term]))
-        scoped = scope.get(_owner_field(kind))
+        scoped = scope.get(owner_field(kind))
         owner = scoped if isinstance(scoped, str) else None
         rare, weighty = [stem[t] for t in plan.rare], [stem[t] for t in plan.weighty]
         phrases = [stem[t] for t in plan.phrases]
@@ -980,8 +955,8 @@ class SQLiteStore(Store):
         return self._term_indexes.current(
             table,
             bytes(structure[0][0]),
-            _owner_field(kind),
-            FTS_COLUMN_WEIGHTS.get(table, ()),
+            owner_field(kind),
+            _text_weights(table),
             self._pooled,
         )
 
@@ -1010,7 +985,7 @@ class SQLiteStore(Store):
         benchmarks, which should time a warm store); True when none is still running
         after ``timeout`` seconds."""
         for kind, table in TABLES.items():
-            if table in FTS_TABLES:
+            if table in TEXT_TABLES:
                 self._term_index(kind, any_size=self._term_indexes.has(table))
         return self._term_indexes.wait(timeout)
 
@@ -1305,7 +1280,7 @@ class SQLiteStore(Store):
         COMPACT_GROWTH (and COMPACT_MIN_ROWS rows) since it was last merged, so the cost
         stays proportional to what was written."""
         self._prune_change_log()
-        for table in FTS_TABLES:
+        for table in TEXT_TABLES:
             key = f"fts_compacted_rows:{table}"
             # Read first: an idle worker asks every few seconds, and most often nothing
             # is due, which must not take the write lock.
@@ -1396,13 +1371,9 @@ def _decode_cursor(cursor: str, page: PageRequest) -> tuple[Any, str]:
     return key, uuid
 
 
-def _owner_field(kind: type[Record]) -> str:
-    return OWNER_FIELDS.get(kind, "graph_uuid")
-
-
 def _restricted(kind: type[Record], scope: Scope, where: Predicate | None) -> bool:
     """Whether a search allows fewer rows than its owner's all."""
-    return where is not None or bool(set(scope) - {_owner_field(kind)})
+    return where is not None or bool(set(scope) - {owner_field(kind)})
 
 
 def _cosines(matrix: npt.NDArray[np.float32], vector: Vector) -> npt.NDArray[np.float32]:
@@ -1422,3 +1393,8 @@ def _best(scores: npt.NDArray[np.float32], limit: int) -> list[tuple[int, float]
     top = np.argpartition(-scores, k - 1)[:k]
     top = top[np.argsort(-scores[top], kind="stable")]
     return [(int(i), float(scores[i])) for i in top]
+
+
+def _text_weights(table: str) -> tuple[float, ...]:
+    """Each column of ``table``'s full-text index's BM25 weight, in column order."""
+    return scope_of_table(table).text_weights

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from graphrecall.store.base import STANDARD_BM25, Bm25
+from graphrecall.domain.scopes import STANDARD_BM25, Bm25
 from graphrecall.store.sqlite.migrations import CHANGE_LOG
 
 log = logging.getLogger(__name__)
