@@ -73,7 +73,7 @@ def _column(conn: sqlite3.Connection) -> dict[str, int]:
 
 
 def _check(store: SQLiteStore) -> None:
-    conn = store._conn
+    conn = store.db.conn
     assert _column(conn) == _counted(conn)
     for graph in (GRAPH, OTHER):
         uuids = [u for (u,) in conn.execute("SELECT uuid FROM nodes WHERE graph_uuid = ?", [graph])]
@@ -214,7 +214,7 @@ def test_listing_by_degree_pages_through_every_node_in_order(
 
 
 def test_listing_by_degree_reads_the_index(store: SQLiteStore) -> None:
-    conn = store._conn
+    conn = store.db.conn
     for op, direction in (("<", "DESC"), (">", "ASC")):
         plan = " ".join(
             str(row[3])

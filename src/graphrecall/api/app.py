@@ -128,9 +128,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {
             "status": "ok",
             "version": __version__,
-            "vector_indexes": store.vector_index_status(),
-            "text_indexes": store.text_index_status(),
-            "filter_columns": store.filter_column_status(),
+            "vector_indexes": store.maintenance.vector_index_status(),
+            "text_indexes": store.maintenance.text_index_status(),
+            "filter_columns": store.maintenance.filter_column_status(),
         }
 
     # -- the Memory Engine face: JSON-RPC /api/v1/memory/rpc, /api/v1/version, MCP /mcp --

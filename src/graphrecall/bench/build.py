@@ -314,7 +314,7 @@ def working_copy(built: Built, out_dir: Path) -> Path:
     # do it before timing, so the server does not do it during the measurement.
     store = open_store(target)
     try:
-        while store.compact_text_indexes():
+        while store.maintenance.compact_text_indexes():
             pass
     finally:
         store.close()

@@ -216,9 +216,9 @@ class Worker:
         if not self._maintenance.acquire(blocking=False):
             return False
         try:
-            if self.store.compact_text_indexes():
+            if self.store.maintenance.compact_text_indexes():
                 return True
-            self.store.refresh_text_indexes()  # writes and their compaction are done
+            self.store.maintenance.refresh_text_indexes()  # writes and their compaction are done
             return False
         except Exception:
             log.exception("full-text index maintenance failed")

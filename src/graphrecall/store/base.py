@@ -1,4 +1,6 @@
-"""The storage interface every backend implements (SQLite now, PostgreSQL later).
+"""The storage interface every backend implements (SQLite now, PostgreSQL next), as small
+protocols: records, provenance links, vectors, lexical search, the task queue, search
+cursors, and maintenance (kept apart from the core interface: ``Store.maintenance``).
 
 Records are the pydantic models of ``graphrecall.domain.models``. Queries are expressed
 with a *scope*: a mapping of field name to value, where a scalar means equality, a list
@@ -26,10 +28,9 @@ Scope = Mapping[str, Any]
 Vector = npt.NDArray[np.float32]
 
 
-class Store(ABC):
-    """Persistence for every record kind, provenance links, embeddings and the task queue."""
+class Records(ABC):
+    """Every record kind: written, read, filtered, counted, paged; transactions."""
 
-    # -- lifecycle -------------------------------------------------------------------
     @abstractmethod
     def close(self) -> None: ...
 
@@ -42,22 +43,6 @@ class Store(ABC):
         this thread: another one would wait for the transaction to end)."""
         return False
 
-    def vector_index_status(self) -> dict[str, int]:
-        """Approximate vector indexes: how many are ``ready`` and how many ``building``
-        (empty for a backend that builds none)."""
-        return {}
-
-    def text_index_status(self) -> dict[str, int]:
-        """In-memory copies of full-text indexes: how many are ``ready`` and how many
-        ``building`` (empty for a backend that keeps none)."""
-        return {}
-
-    def filter_column_status(self) -> dict[str, int]:
-        """In-memory copies of the columns filters test: how many are ``ready`` and how
-        many ``building`` (empty for a backend that keeps none)."""
-        return {}
-
-    # -- records ---------------------------------------------------------------------
     @abstractmethod
     def insert(self, records: Sequence[Record]) -> None: ...
 
@@ -133,66 +118,26 @@ class Store(ABC):
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
         """Count of live (unexpired) edges touching each node, both directions."""
 
-    # -- retrieval legs ----------------------------------------------------------------
-    @abstractmethod
-    def text_search(
-        self,
-        kind: type[Record],
-        scope: Scope,
-        terms: Sequence[str],
-        *,
-        where: Predicate | None = None,
-        limit: int = 100,
-        bm25: Bm25 = STANDARD_BM25,
-    ) -> list[tuple[str, float]]:
-        """BM25 (stemmed) over the kind's text: the ``limit`` records matching any term
-        that standard BM25 ranks best (k1 1.2, b 0.75: the index's own), scored with
-        ``bm25``'s constants and ordered by that score (ties by uuid), as (uuid, score)
-        with higher = better. Only real term matches. (A query with a term the index
-        splits into a phrase keeps the standard scores.)"""
-
-    @abstractmethod
-    def vector_search(
-        self,
-        kind: type[Record],
-        owner_uuid: str,
-        vector: Vector,
-        *,
-        scope: Scope,
-        where: Predicate | None = None,
-        limit: int = 100,
-    ) -> list[tuple[str, float]]:
-        """Exact cosine similarity (vectors are normalised) over the owner's records that
-        match ``scope`` and ``where``, best first, as (uuid, similarity)."""
-
-    # -- search cursors and settings -----------------------------------------------------
-    @abstractmethod
-    def save_cursor(
-        self, token: str, project_uuid: str, fingerprint: str, results: str, ttl_seconds: int
-    ) -> None: ...
-
-    @abstractmethod
-    def load_cursor(self, token: str) -> tuple[str, str, str] | None:
-        """(project_uuid, fingerprint, results) of an unexpired cursor, else None."""
-
     @abstractmethod
     def setting(self, key: str, default: str) -> str:
         """Read a setting; on first read store ``default`` and return it."""
 
-    # -- maintenance -----------------------------------------------------------------
-    def compact_text_indexes(self) -> bool:
-        """One bounded step of compacting the full-text indexes; True when it did work
-        (call again while idle), False when none needs it. A store whose index needs no
-        compaction does nothing."""
-        return False
+    @abstractmethod
+    def find_api_key(self, key_hash: str) -> ApiKey | None: ...
 
-    def refresh_text_indexes(self) -> None:
-        """Start bringing stale in-memory copies of full-text indexes up to date in the
-        background (an idle worker calls it once writes have stopped); a backend that keeps
-        none does nothing."""
-        return None
+    def iter_all(self, kind: type[R], scope: Scope, batch: int = 500) -> Iterator[R]:
+        page = PageRequest(page_size=batch, order="asc")
+        while True:
+            result = self.list_page(kind, scope, page)
+            yield from result.items
+            if not result.next_cursor:
+                return
+            page = page.model_copy(update={"cursor": result.next_cursor})
 
-    # -- provenance ------------------------------------------------------------------
+
+class Provenance(ABC):
+    """Which episodes mention a node, or support an edge or observation."""
+
     @abstractmethod
     def link_episodes(
         self, kind: type[Record], graph_uuid: str, uuid: str, episode_uuids: Sequence[str]
@@ -216,7 +161,10 @@ class Store(ABC):
         """Uuids of records of ``kind`` linked to each of the episodes (an episode linked
         to none is absent)."""
 
-    # -- embeddings ------------------------------------------------------------------
+
+class Vectors(ABC):
+    """Embeddings per owner and the vector leg."""
+
     @abstractmethod
     def set_embeddings(
         self, kind: type[Record], owner_uuid: str, items: Sequence[tuple[str, Vector]]
@@ -233,11 +181,45 @@ class Store(ABC):
     def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:
         """Uuids of records of ``kind`` in ``owner_uuid`` that have no vector yet."""
 
-    # -- api keys --------------------------------------------------------------------
     @abstractmethod
-    def find_api_key(self, key_hash: str) -> ApiKey | None: ...
+    def vector_search(
+        self,
+        kind: type[Record],
+        owner_uuid: str,
+        vector: Vector,
+        *,
+        scope: Scope,
+        where: Predicate | None = None,
+        limit: int = 100,
+    ) -> list[tuple[str, float]]:
+        """Exact cosine similarity (vectors are normalised) over the owner's records that
+        match ``scope`` and ``where``, best first, as (uuid, similarity)."""
 
-    # -- task queue ------------------------------------------------------------------
+
+class LexicalSearch(ABC):
+    """The lexical leg: BM25 over a scope's indexed text."""
+
+    @abstractmethod
+    def text_search(
+        self,
+        kind: type[Record],
+        scope: Scope,
+        terms: Sequence[str],
+        *,
+        where: Predicate | None = None,
+        limit: int = 100,
+        bm25: Bm25 = STANDARD_BM25,
+    ) -> list[tuple[str, float]]:
+        """BM25 (stemmed) over the kind's text: the ``limit`` records matching any term
+        that standard BM25 ranks best (k1 1.2, b 0.75: the index's own), scored with
+        ``bm25``'s constants and ordered by that score (ties by uuid), as (uuid, score)
+        with higher = better. Only real term matches. (A query with a term the index
+        splits into a phrase keeps the standard scores.)"""
+
+
+class TaskQueue(ABC):
+    """Durable ingestion tasks, claimed atomically."""
+
     @abstractmethod
     def claim_task(self) -> Task | None:
         """Atomically take the oldest pending task and mark it processing."""
@@ -246,11 +228,62 @@ class Store(ABC):
     def requeue_unfinished(self) -> int:
         """After a restart: tasks left ``processing`` go back to ``pending``."""
 
-    def iter_all(self, kind: type[R], scope: Scope, batch: int = 500) -> Iterator[R]:
-        page = PageRequest(page_size=batch, order="asc")
-        while True:
-            result = self.list_page(kind, scope, page)
-            yield from result.items
-            if not result.next_cursor:
-                return
-            page = page.model_copy(update={"cursor": result.next_cursor})
+
+class Cursors(ABC):
+    """Ranked result lists kept for later pages."""
+
+    @abstractmethod
+    def save_cursor(
+        self, token: str, project_uuid: str, fingerprint: str, results: str, ttl_seconds: int
+    ) -> None: ...
+
+    @abstractmethod
+    def load_cursor(self, token: str) -> tuple[str, str, str] | None:
+        """(project_uuid, fingerprint, results) of an unexpired cursor, else None."""
+
+
+class Maintenance:
+    """Health and upkeep of a backend's indexes and caches; a backend that keeps none
+    inherits these no-ops."""
+
+    def vector_index_status(self) -> dict[str, int]:
+        """Approximate vector indexes: how many are ``ready`` and how many ``building``
+        (empty for a backend that builds none)."""
+        return {}
+
+    def text_index_status(self) -> dict[str, int]:
+        """In-memory copies of full-text indexes: how many are ``ready`` and how many
+        ``building`` (empty for a backend that keeps none)."""
+        return {}
+
+    def filter_column_status(self) -> dict[str, int]:
+        """In-memory copies of the columns filters test: how many are ``ready`` and how
+        many ``building`` (empty for a backend that keeps none)."""
+        return {}
+
+    def compact_text_indexes(self) -> bool:
+        """One bounded step of compacting the full-text indexes; True when it did work
+        (call again while idle), False when none needs it. A store whose index needs no
+        compaction does nothing."""
+        return False
+
+    def refresh_text_indexes(self) -> None:
+        """Start bringing stale in-memory copies of full-text indexes up to date in the
+        background (an idle worker calls it once writes have stopped); a backend that keeps
+        none does nothing."""
+        return None
+
+    def wait_until_warm(self, timeout: float = 120.0) -> bool:
+        """Start building the in-memory copies a warm store has and wait for them (for
+        tests and benchmarks, which should time a warm store); True when none is still
+        being built after ``timeout`` seconds."""
+        return True
+
+
+class Store(Records, Provenance, Vectors, LexicalSearch, TaskQueue, Cursors):
+    """Persistence for every record kind, provenance links, embeddings and the task queue."""
+
+    @property
+    def maintenance(self) -> Maintenance:
+        """The backend's upkeep hooks (a no-op one unless it keeps indexes to tend)."""
+        return Maintenance()
