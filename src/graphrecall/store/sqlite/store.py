@@ -595,7 +595,12 @@ class SQLiteStore(Store):
             )
 
     def episodes_of(
-        self, kind: type[Record], uuids: Sequence[str], *, limit: int | None = None
+        self,
+        kind: type[Record],
+        graph_uuid: str,
+        uuids: Sequence[str],
+        *,
+        limit: int | None = None,
     ) -> dict[str, tuple[list[str], bool]]:
         found: dict[str, list[str]] = {u: [] for u in uuids}
         table = self._table(kind)
@@ -608,9 +613,10 @@ class SQLiteStore(Store):
                 newest = [
                     r[0]
                     for r in self._query(
-                        "SELECT episode_uuid FROM links WHERE kind = ? AND uuid = ?"
+                        "SELECT episode_uuid FROM links"
+                        " WHERE kind = ? AND uuid = ? AND graph_uuid = ?"
                         f" ORDER BY episode_uuid DESC LIMIT {int(limit) + 1}",
-                        [table, uuid],
+                        [table, uuid, graph_uuid],
                     )
                 ]
                 page[uuid] = (newest[:limit], len(newest) > limit)
@@ -621,8 +627,9 @@ class SQLiteStore(Store):
             rows = self._query(
                 # No ORDER BY: with one, SQLite walks the episode index over every link of
                 # the kind (8.7 ms for 10 edges at 100k); the primary key is 0.02 ms.
-                f"SELECT uuid, episode_uuid FROM links WHERE kind = ? AND uuid IN ({marks})",
-                [table, *chunk],
+                "SELECT uuid, episode_uuid FROM links"
+                f" WHERE kind = ? AND uuid IN ({marks}) AND graph_uuid = ?",
+                [table, *chunk, graph_uuid],
             )
             for uuid, episode_uuid in rows:
                 found[uuid].append(episode_uuid)
@@ -633,26 +640,30 @@ class SQLiteStore(Store):
             out[uuid] = (episodes[:limit] if truncated else episodes, truncated)
         return out
 
-    def linked_to_episodes(self, kind: type[R], episode_uuids: Sequence[str]) -> list[str]:
+    def linked_to_episodes(
+        self, kind: type[R], graph_uuid: str, episode_uuids: Sequence[str]
+    ) -> list[str]:
         if not episode_uuids:
             return []
         marks = ",".join("?" * len(episode_uuids))
         rows = self._query(
-            f"SELECT DISTINCT uuid FROM links WHERE kind = ? AND episode_uuid IN ({marks})",
-            [self._table(kind), *episode_uuids],
+            "SELECT DISTINCT uuid FROM links"
+            f" WHERE kind = ? AND episode_uuid IN ({marks}) AND graph_uuid = ?",
+            [self._table(kind), *episode_uuids, graph_uuid],
         )
         return [r[0] for r in rows]
 
     def linked_by_episode(
-        self, kind: type[Record], episode_uuids: Sequence[str]
+        self, kind: type[Record], graph_uuid: str, episode_uuids: Sequence[str]
     ) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         if not episode_uuids:
             return out
         marks = ",".join("?" * len(episode_uuids))
         rows = self._query(
-            f"SELECT episode_uuid, uuid FROM links WHERE kind = ? AND episode_uuid IN ({marks})",
-            [self._table(kind), *episode_uuids],
+            "SELECT episode_uuid, uuid FROM links"
+            f" WHERE kind = ? AND episode_uuid IN ({marks}) AND graph_uuid = ?",
+            [self._table(kind), *episode_uuids, graph_uuid],
         )
         for episode_uuid, uuid in rows:
             out.setdefault(episode_uuid, []).append(uuid)
@@ -682,35 +693,48 @@ class SQLiteStore(Store):
                 if sum(len(entry[1]) for entry in log) > VECTOR_LOG_MAX:
                     del self._vector_log[(table, owner_uuid)]  # a reload is cheaper now
 
-    def get_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> dict[str, Vector]:
+    def get_embeddings(
+        self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]
+    ) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
         for start in range(0, len(uuids), 500):
             chunk = list(uuids[start : start + 500])
             marks = ",".join("?" * len(chunk))
             rows = self._query(
-                f"SELECT uuid, vector FROM embeddings WHERE kind = ? AND uuid IN ({marks})",
-                [self._table(kind), *chunk],
+                "SELECT uuid, vector FROM embeddings"
+                f" WHERE kind = ? AND uuid IN ({marks}) AND owner_uuid = ?",
+                [self._table(kind), *chunk, owner_uuid],
             )
             for uuid, blob in rows:
                 out[uuid] = np.frombuffer(blob, dtype=np.float32)
         return out
 
-    def delete_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> None:
+    def delete_embeddings(self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]) -> None:
         table = self._table(kind)
         with self.transaction():
             for start in range(0, len(uuids), 500):
                 chunk = list(uuids[start : start + 500])
                 marks = ",".join("?" * len(chunk))
                 self._conn.execute(
-                    f"DELETE FROM embeddings WHERE kind = ? AND uuid IN ({marks})", [table, *chunk]
+                    "DELETE FROM embeddings"
+                    f" WHERE kind = ? AND uuid IN ({marks}) AND owner_uuid = ?",
+                    [table, *chunk, owner_uuid],
                 )
-            self._bump_vectors(table)
+            self._bump_vectors(table, owner_uuid)
 
-    def _bump_vectors(self, table: str) -> None:
-        """Invalidate the cached vector matrices of a record kind (rows were removed)."""
-        self._conn.execute(
-            "UPDATE embedding_versions SET version = version + 1 WHERE kind = ?", [table]
-        )
+    def _bump_vectors(self, table: str, owner_uuid: str | None = None) -> None:
+        """Invalidate the cached vector matrices of a record kind, or of one owner's
+        records of it (rows were removed)."""
+        if owner_uuid is None:
+            self._conn.execute(
+                "UPDATE embedding_versions SET version = version + 1 WHERE kind = ?", [table]
+            )
+        else:
+            self._conn.execute(
+                "UPDATE embedding_versions SET version = version + 1"
+                " WHERE kind = ? AND owner_uuid = ?",
+                [table, owner_uuid],
+            )
 
     def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:
         table = self._table(kind)
