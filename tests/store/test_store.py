@@ -126,24 +126,30 @@ def test_provenance_links(store: Store) -> None:
     episodes = [new_id() for _ in range(5)]
     store.link_episodes(Node, g, n.uuid, episodes)
     store.link_episodes(Node, g, n.uuid, episodes[:2])  # idempotent
-    found, truncated = store.episodes_of(Node, [n.uuid])[n.uuid]
+    found, truncated = store.episodes_of(Node, g, [n.uuid])[n.uuid]
     assert found == sorted(episodes, reverse=True) and truncated is False
-    found, truncated = store.episodes_of(Node, [n.uuid], limit=3)[n.uuid]
+    found, truncated = store.episodes_of(Node, g, [n.uuid], limit=3)[n.uuid]
     assert found == sorted(episodes, reverse=True)[:3] and truncated is True
-    assert store.episodes_of(Node, [n.uuid], limit=5)[n.uuid] == (
+    assert store.episodes_of(Node, g, [n.uuid], limit=5)[n.uuid] == (
         found + sorted(episodes, reverse=True)[3:],
         False,
     )
     # More uuids than a page: the batched path, same answers.
-    many = store.episodes_of(Node, [n.uuid, *(new_id() for _ in range(150))], limit=3)
+    many = store.episodes_of(Node, g, [n.uuid, *(new_id() for _ in range(150))], limit=3)
     assert many[n.uuid] == (found, True) and len(many) == 151
-    assert store.linked_to_episodes(Node, [episodes[0]]) == [n.uuid]
+    assert store.linked_to_episodes(Node, g, [episodes[0]]) == [n.uuid]
     m = node(g, "b")
     store.insert([m])
     store.link_episodes(Node, g, m.uuid, episodes[1:2])
-    by_episode = store.linked_by_episode(Node, [episodes[0], episodes[1], new_id()])
+    by_episode = store.linked_by_episode(Node, g, [episodes[0], episodes[1], new_id()])
     assert by_episode == {episodes[0]: [n.uuid], episodes[1]: sorted([n.uuid, m.uuid])}
-    assert store.linked_by_episode(Node, []) == {}
+    assert store.linked_by_episode(Node, g, []) == {}
+    # Another graph sees none of the links.
+    other = new_id()
+    assert store.episodes_of(Node, other, [n.uuid])[n.uuid] == ([], False)
+    assert store.episodes_of(Node, other, [n.uuid], limit=3)[n.uuid] == ([], False)
+    assert store.linked_to_episodes(Node, other, [episodes[0]]) == []
+    assert store.linked_by_episode(Node, other, [episodes[0]]) == {}
 
 
 def test_embeddings_round_trip_and_missing(store: Store) -> None:
@@ -154,9 +160,13 @@ def test_embeddings_round_trip_and_missing(store: Store) -> None:
     vec = np.arange(4, dtype=np.float32)
     store.set_embeddings(Node, g, [(a.uuid, vec)])
     assert store.missing_embeddings(Node, g) == [b.uuid]
-    np.testing.assert_array_equal(store.get_embeddings(Node, [a.uuid])[a.uuid], vec)
+    np.testing.assert_array_equal(store.get_embeddings(Node, g, [a.uuid])[a.uuid], vec)
+    # Another owner neither reads nor deletes the vector.
+    assert store.get_embeddings(Node, new_id(), [a.uuid]) == {}
+    store.delete_embeddings(Node, new_id(), [a.uuid])
+    assert set(store.get_embeddings(Node, g, [a.uuid])) == {a.uuid}
     store.delete(Node, {"uuid": a.uuid})
-    assert store.get_embeddings(Node, [a.uuid]) == {}
+    assert store.get_embeddings(Node, g, [a.uuid]) == {}
 
 
 def test_task_queue_claims_oldest_and_requeues(store: Store) -> None:
@@ -188,7 +198,7 @@ def test_episode_delete_removes_its_links(store: Store) -> None:
     store.insert([ep, n])
     store.link_episodes(Node, g, n.uuid, [ep.uuid])
     store.delete(Episode, {"uuid": ep.uuid})
-    assert store.episodes_of(Node, [n.uuid])[n.uuid] == ([], False)
+    assert store.episodes_of(Node, g, [n.uuid])[n.uuid] == ([], False)
 
 
 def test_schema_version_is_recorded(tmp_path: Path) -> None:

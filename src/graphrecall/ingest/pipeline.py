@@ -77,10 +77,10 @@ class Outcome:
 
 
 def effective_ontology(ctx: IngestContext, graph: Graph) -> dict[str, Any]:
-    own = ctx.store.get(Ontology, graph.uuid)
+    own = ctx.store.get(Ontology, graph.uuid, {"project_uuid": graph.project_uuid})
     if own is not None and not own.data.get("inherited"):
         return own.data
-    project = ctx.store.get(Ontology, graph.project_uuid)
+    project = ctx.store.get(Ontology, graph.project_uuid, {"project_uuid": graph.project_uuid})
     return project.data if project is not None else {}
 
 
@@ -112,7 +112,7 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
     store = ctx.store
     graph_uuid = tasks[0].graph_uuid
     assert graph_uuid is not None and all(t.graph_uuid == graph_uuid for t in tasks)
-    graph = store.get(Graph, graph_uuid)
+    graph = store.get(Graph, graph_uuid, {"project_uuid": tasks[0].project_uuid})
     if graph is None:  # deleted since it was queued
         return [{"skipped": "graph deleted"} for _ in tasks]
     batches: list[_Batch] = []
@@ -259,10 +259,11 @@ def _observation_vectors(ctx: IngestContext, observations: list[Any]) -> None:
     if not observations:
         return
     by_edge = {o.attributes.get("edge_uuid"): o for o in observations if o.attributes}
-    vectors = ctx.store.get_embeddings(Edge, [u for u in by_edge if u])
+    graph_uuid = observations[0].graph_uuid
+    vectors = ctx.store.get_embeddings(Edge, graph_uuid, [u for u in by_edge if u])
     shared = [(o.uuid, vectors[e]) for e, o in by_edge.items() if e in vectors]
     if shared:
-        ctx.store.set_embeddings(Observation, observations[0].graph_uuid, shared)
+        ctx.store.set_embeddings(Observation, graph_uuid, shared)
     done = {u for u, _ in shared}
     embed_records(ctx.store, ctx.embedder, [o for o in observations if o.uuid not in done])
 
@@ -270,7 +271,7 @@ def _observation_vectors(ctx: IngestContext, observations: list[Any]) -> None:
 def _user_node(ctx: IngestContext, graph: Graph) -> tuple[Node | None, User | None]:
     if graph.type != "user" or graph.user_uuid is None:
         return None, None
-    user = ctx.store.get(User, graph.user_uuid)
+    user = ctx.store.get(User, graph.user_uuid, {"project_uuid": graph.project_uuid})
     if user is None:
         return None, None
     return ctx.store.get(Node, user.node_uuid, {"graph_uuid": graph.uuid}), user
@@ -401,7 +402,9 @@ def _apply(
             continue
         node = resolver.resolve(entity.name, labels, is_speaker_user=is_speaker and speaker_is_user)
         nodes[entity.name.casefold()] = node
-    created = [n for n in resolver.created if store.get(Node, n.uuid) is None]
+    created = [
+        n for n in resolver.created if store.get(Node, n.uuid, {"graph_uuid": n.graph_uuid}) is None
+    ]
     if created:
         store.insert(created)
         outcome.nodes_created += len(created)
@@ -443,10 +446,10 @@ def _apply(
             final = edge
         new_facts.append(final)
         for node_uuid in (final.source_node_uuid, final.target_node_uuid):
-            found = store.get(Node, node_uuid)
+            found = store.get(Node, node_uuid, {"graph_uuid": final.graph_uuid})
             if found is not None:
                 touched[found.uuid] = found
-        supporting = store.episodes_of(Edge, [final.uuid])[final.uuid][0]
+        supporting = store.episodes_of(Edge, final.graph_uuid, [final.uuid])[final.uuid][0]
         observation = derive.observe(store, final, supporting)
         if observation is not None:
             outcome.touch(observation)

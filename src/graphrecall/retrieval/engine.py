@@ -235,7 +235,7 @@ def _facts_leg(
         scope={"graph_uuid": owner},
         limit=min(FACTS_LEG_DEPTH, opts.candidates),
     )
-    provenance = store.episodes_of(Edge, [u for u, _ in facts])
+    provenance = store.episodes_of(Edge, owner, [u for u, _ in facts])
     order = list(dict.fromkeys(e for u, _ in facts for e in provenance.get(u, ((), False))[0]))
     if opts.where is not None and order:
         allowed = store.matching(spec.kind, scope, order, opts.where)
@@ -279,20 +279,22 @@ def _rerank(
         return [Hit(u, s) for u, s in fused]
     if opts.reranker == "mmr":
         assert opts.mmr_lambda is not None
-        vectors = store.get_embeddings(spec.kind, order)
+        vectors = store.get_embeddings(spec.kind, graph_uuid, order)
         picked = rerankers.mmr(order, query_vector, vectors, scores, opts.mmr_lambda)
         return [Hit(u, s) for u, s in picked]
     if opts.reranker == "episode_mentions":
         wanted = set(opts.mention_episodes)
         counts = {
             u: float(len(wanted.intersection(eps)))
-            for u, (eps, _) in store.episodes_of(spec.kind, order).items()
+            for u, (eps, _) in store.episodes_of(spec.kind, graph_uuid, order).items()
         }
         ranked = rerankers.by_key_then_rank(order, counts, descending=True)
         return [Hit(u, counts.get(u, 0.0)) for u in ranked]
     if opts.reranker == "node_distance":
         return _node_distance(store, spec, graph_uuid, opts, order)
-    return _cross_encode(store, cross_encoder, spec, opts, fused, query_vector, leg_scores)
+    return _cross_encode(
+        store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores
+    )
 
 
 def _node_distance(
@@ -326,6 +328,7 @@ def _cross_encode(
     store: Store,
     cross_encoder: CrossEncoder | None,
     spec: SearchScope,
+    owner_uuid: str,
     opts: SearchOptions,
     fused: list[tuple[str, float]],
     query_vector: Vector | None,
@@ -334,7 +337,9 @@ def _cross_encode(
     order = [u for u, _ in fused]
     relevance: list[float] | None
     if cross_encoder is not None:
-        records = {r.uuid: r for r in store.find(spec.kind, {"uuid": order})}
+        records = {
+            r.uuid: r for r in store.find(spec.kind, {spec.owner_field: owner_uuid, "uuid": order})
+        }
         present = [u for u in order if u in records]
         relevance = cross_encoder.score(opts.query, [text_of(records[u]) for u in present])
     else:
@@ -343,7 +348,7 @@ def _cross_encode(
             present,
             leg_scores.get("bm25", {}),
             query_vector,
-            store.get_embeddings(spec.kind, present),
+            store.get_embeddings(spec.kind, owner_uuid, present),
         )
     if relevance is None:
         log.warning("cross-encoder could not score; keeping the retrieved order")

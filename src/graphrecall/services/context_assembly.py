@@ -353,7 +353,9 @@ class _Plan:
         each ranks at its message's relevance (x ``EPISODE_GUIDE_WEIGHT``) when that beats
         its own."""
         relevance: dict[str, float] = {}
-        linked = self.ctx.store.linked_by_episode(Edge, [hit.uuid for hit in guides])
+        linked = self.ctx.store.linked_by_episode(
+            Edge, self.graph.uuid, [hit.uuid for hit in guides]
+        )
         for hit in guides:
             for uuid in linked.get(hit.uuid, ()):
                 relevance.setdefault(uuid, _key(hit) * EPISODE_GUIDE_WEIGHT)
@@ -375,7 +377,10 @@ class _Plan:
     def fact_sources(self, items: Sequence[Item]) -> dict[str, list[str]]:
         """The messages each fact among ``items`` was extracted from."""
         facts = [i.uuid for i in items if i.kind == "edge"]
-        return {u: eps for u, (eps, _) in self.ctx.store.episodes_of(Edge, facts).items()}
+        return {
+            u: eps
+            for u, (eps, _) in self.ctx.store.episodes_of(Edge, self.graph.uuid, facts).items()
+        }
 
     def _allowed_edges(self, uuids: list[str], extra: p.Predicate | None = None) -> list[Edge]:
         """Those of ``uuids`` that the caller's filters, ``extra`` and the window allow."""
@@ -433,8 +438,12 @@ class _Plan:
         return self._items(kind, self.search(kind, where, slot.limit))
 
     def _user_summary(self) -> list[Item]:
-        user = self.ctx.store.get(User, self.graph.user_uuid) if self.graph.user_uuid else None
-        node = self.ctx.store.get(Node, user.node_uuid) if user else None
+        graph = self.graph
+        tenant = {"project_uuid": graph.project_uuid}
+        user = self.ctx.store.get(User, graph.user_uuid, tenant) if graph.user_uuid else None
+        node = (
+            self.ctx.store.get(Node, user.node_uuid, {"graph_uuid": graph.uuid}) if user else None
+        )
         if node is None or not (node.summary or "").strip():
             return []
         # Always first to be packed: the template placed it deliberately.

@@ -167,5 +167,5 @@ def update_edge(
 def delete_edge(ctx: Context, project: Project, graph_uuid: str, edge_uuid: str) -> Task:
     edge = get_edge(ctx, project, graph_uuid, edge_uuid)
     with ctx.store.transaction():
-        ctx.store.delete(Edge, {"uuid": edge.uuid})
+        ctx.store.delete(Edge, {"uuid": edge.uuid, "graph_uuid": edge.graph_uuid})
         return tasks.completed(ctx, project.uuid, edge.graph_uuid, "graph.edge.delete")

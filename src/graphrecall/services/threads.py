@@ -61,7 +61,7 @@ def delete_thread(ctx: Context, project: Project, thread_uuid: str) -> Task:
     the knowledge learned from a conversation outlives the conversation)."""
     thread = get_thread(ctx, project, thread_uuid)
     with ctx.store.transaction():
-        ctx.store.delete(Thread, {"uuid": thread.uuid})
+        ctx.store.delete(Thread, {"uuid": thread.uuid, "project_uuid": project.uuid})
         return tasks.completed(ctx, project.uuid, thread.graph_uuid, "thread.delete")
 
 

@@ -146,20 +146,28 @@ class Provenance(ABC):
 
     @abstractmethod
     def episodes_of(
-        self, kind: type[Record], uuids: Sequence[str], *, limit: int | None = None
+        self,
+        kind: type[Record],
+        graph_uuid: str,
+        uuids: Sequence[str],
+        *,
+        limit: int | None = None,
     ) -> dict[str, tuple[list[str], bool]]:
-        """Episode uuids linked to each record, newest first, and whether truncated."""
+        """Episode uuids linked to each record of the graph, newest first, and whether
+        truncated (a record of another graph has none)."""
 
     @abstractmethod
-    def linked_to_episodes(self, kind: type[R], episode_uuids: Sequence[str]) -> list[str]:
-        """Uuids of records of ``kind`` linked to any of the episodes."""
+    def linked_to_episodes(
+        self, kind: type[R], graph_uuid: str, episode_uuids: Sequence[str]
+    ) -> list[str]:
+        """Uuids of the graph's records of ``kind`` linked to any of the episodes."""
 
     @abstractmethod
     def linked_by_episode(
-        self, kind: type[Record], episode_uuids: Sequence[str]
+        self, kind: type[Record], graph_uuid: str, episode_uuids: Sequence[str]
     ) -> dict[str, list[str]]:
-        """Uuids of records of ``kind`` linked to each of the episodes (an episode linked
-        to none is absent)."""
+        """Uuids of the graph's records of ``kind`` linked to each of the episodes (an
+        episode linked to none is absent)."""
 
 
 class Vectors(ABC):
@@ -171,11 +179,16 @@ class Vectors(ABC):
     ) -> None: ...
 
     @abstractmethod
-    def get_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> dict[str, Vector]: ...
+    def get_embeddings(
+        self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]
+    ) -> dict[str, Vector]:
+        """The vectors of those of ``uuids`` stored for ``owner_uuid`` (its graph, or its
+        space for memories); a record without one is absent."""
 
     @abstractmethod
-    def delete_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> None:
-        """Forget the vectors of these records (their text changed; a new one is coming)."""
+    def delete_embeddings(self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]) -> None:
+        """Forget the owner's vectors of these records (their text changed; a new one is
+        coming)."""
 
     @abstractmethod
     def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:

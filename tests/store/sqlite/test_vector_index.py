@@ -213,7 +213,7 @@ def test_cached_matrices_catch_up_with_writes(tmp_path: Path) -> None:
             raise RuntimeError("never committed")
 
         check()
-        store.delete_embeddings(Node, [nodes[2].uuid])  # not logged: reloaded
+        store.delete_embeddings(Node, "g", [nodes[2].uuid])  # not logged: reloaded
         check()
         store.set_embeddings(Node, "g", [(nodes[2].uuid, vectors[2])])
         check()

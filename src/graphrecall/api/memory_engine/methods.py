@@ -35,7 +35,7 @@ def _temporal(t: P.TemporalIn | None, param: str = "temporal") -> Temporal | Non
 
 
 def _wire(ctx: Context, caller: Caller, items: Sequence[Memory]) -> list[dict[str, Any]]:
-    embedded = memories.with_embeddings(ctx, [m.uuid for m in items])
+    embedded = memories.with_embeddings(ctx, caller, [m.uuid for m in items])
     return [wire.memory(m, caller.home, m.uuid in embedded) for m in items]
 
 

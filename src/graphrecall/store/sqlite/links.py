@@ -25,7 +25,12 @@ class Links:
             )
 
     def episodes_of(
-        self, kind: type[Record], uuids: Sequence[str], *, limit: int | None = None
+        self,
+        kind: type[Record],
+        graph_uuid: str,
+        uuids: Sequence[str],
+        *,
+        limit: int | None = None,
     ) -> dict[str, tuple[list[str], bool]]:
         found: dict[str, list[str]] = {u: [] for u in uuids}
         table = rowmap.table(kind)
@@ -38,9 +43,10 @@ class Links:
                 newest = [
                     r[0]
                     for r in self.db.query(
-                        "SELECT episode_uuid FROM links WHERE kind = ? AND uuid = ?"
+                        "SELECT episode_uuid FROM links"
+                        " WHERE kind = ? AND uuid = ? AND graph_uuid = ?"
                         f" ORDER BY episode_uuid DESC LIMIT {int(limit) + 1}",
-                        [table, uuid],
+                        [table, uuid, graph_uuid],
                     )
                 ]
                 page[uuid] = (newest[:limit], len(newest) > limit)
@@ -51,8 +57,9 @@ class Links:
             rows = self.db.query(
                 # No ORDER BY: with one, SQLite walks the episode index over every link of
                 # the kind (8.7 ms for 10 edges at 100k); the primary key is 0.02 ms.
-                f"SELECT uuid, episode_uuid FROM links WHERE kind = ? AND uuid IN ({marks})",
-                [table, *chunk],
+                "SELECT uuid, episode_uuid FROM links"
+                f" WHERE kind = ? AND uuid IN ({marks}) AND graph_uuid = ?",
+                [table, *chunk, graph_uuid],
             )
             for uuid, episode_uuid in rows:
                 found[uuid].append(episode_uuid)
@@ -63,26 +70,30 @@ class Links:
             out[uuid] = (episodes[:limit] if truncated else episodes, truncated)
         return out
 
-    def linked_to_episodes(self, kind: type[R], episode_uuids: Sequence[str]) -> list[str]:
+    def linked_to_episodes(
+        self, kind: type[R], graph_uuid: str, episode_uuids: Sequence[str]
+    ) -> list[str]:
         if not episode_uuids:
             return []
         marks = ",".join("?" * len(episode_uuids))
         rows = self.db.query(
-            f"SELECT DISTINCT uuid FROM links WHERE kind = ? AND episode_uuid IN ({marks})",
-            [rowmap.table(kind), *episode_uuids],
+            "SELECT DISTINCT uuid FROM links"
+            f" WHERE kind = ? AND episode_uuid IN ({marks}) AND graph_uuid = ?",
+            [rowmap.table(kind), *episode_uuids, graph_uuid],
         )
         return [r[0] for r in rows]
 
     def linked_by_episode(
-        self, kind: type[Record], episode_uuids: Sequence[str]
+        self, kind: type[Record], graph_uuid: str, episode_uuids: Sequence[str]
     ) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         if not episode_uuids:
             return out
         marks = ",".join("?" * len(episode_uuids))
         rows = self.db.query(
-            f"SELECT episode_uuid, uuid FROM links WHERE kind = ? AND episode_uuid IN ({marks})",
-            [rowmap.table(kind), *episode_uuids],
+            "SELECT episode_uuid, uuid FROM links"
+            f" WHERE kind = ? AND episode_uuid IN ({marks}) AND graph_uuid = ?",
+            [rowmap.table(kind), *episode_uuids, graph_uuid],
         )
         for episode_uuid, uuid in rows:
             out.setdefault(episode_uuid, []).append(uuid)

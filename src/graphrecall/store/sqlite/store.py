@@ -150,17 +150,24 @@ class SQLiteStore(Store):
         self._links.link_episodes(kind, graph_uuid, uuid, episode_uuids)
 
     def episodes_of(
-        self, kind: type[Record], uuids: Sequence[str], *, limit: int | None = None
+        self,
+        kind: type[Record],
+        graph_uuid: str,
+        uuids: Sequence[str],
+        *,
+        limit: int | None = None,
     ) -> dict[str, tuple[list[str], bool]]:
-        return self._links.episodes_of(kind, uuids, limit=limit)
+        return self._links.episodes_of(kind, graph_uuid, uuids, limit=limit)
 
-    def linked_to_episodes(self, kind: type[R], episode_uuids: Sequence[str]) -> list[str]:
-        return self._links.linked_to_episodes(kind, episode_uuids)
+    def linked_to_episodes(
+        self, kind: type[R], graph_uuid: str, episode_uuids: Sequence[str]
+    ) -> list[str]:
+        return self._links.linked_to_episodes(kind, graph_uuid, episode_uuids)
 
     def linked_by_episode(
-        self, kind: type[Record], episode_uuids: Sequence[str]
+        self, kind: type[Record], graph_uuid: str, episode_uuids: Sequence[str]
     ) -> dict[str, list[str]]:
-        return self._links.linked_by_episode(kind, episode_uuids)
+        return self._links.linked_by_episode(kind, graph_uuid, episode_uuids)
 
     # -- vectors ---------------------------------------------------------------------
     def set_embeddings(
@@ -168,11 +175,13 @@ class SQLiteStore(Store):
     ) -> None:
         self._vectors.set_embeddings(kind, owner_uuid, items)
 
-    def get_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> dict[str, Vector]:
-        return self._vectors.get_embeddings(kind, uuids)
+    def get_embeddings(
+        self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]
+    ) -> dict[str, Vector]:
+        return self._vectors.get_embeddings(kind, owner_uuid, uuids)
 
-    def delete_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> None:
-        self._vectors.delete_embeddings(kind, uuids)
+    def delete_embeddings(self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]) -> None:
+        self._vectors.delete_embeddings(kind, owner_uuid, uuids)
 
     def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:
         return self._vectors.missing_embeddings(kind, owner_uuid)

@@ -77,35 +77,48 @@ class Vectors:
                 if sum(len(entry[1]) for entry in log) > VECTOR_LOG_MAX:
                     del self._vector_log[(table, owner_uuid)]  # a reload is cheaper now
 
-    def get_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> dict[str, Vector]:
+    def get_embeddings(
+        self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]
+    ) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
         for start in range(0, len(uuids), 500):
             chunk = list(uuids[start : start + 500])
             marks = ",".join("?" * len(chunk))
             rows = self.db.query(
-                f"SELECT uuid, vector FROM embeddings WHERE kind = ? AND uuid IN ({marks})",
-                [rowmap.table(kind), *chunk],
+                "SELECT uuid, vector FROM embeddings"
+                f" WHERE kind = ? AND uuid IN ({marks}) AND owner_uuid = ?",
+                [rowmap.table(kind), *chunk, owner_uuid],
             )
             for uuid, blob in rows:
                 out[uuid] = np.frombuffer(blob, dtype=np.float32)
         return out
 
-    def delete_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> None:
+    def delete_embeddings(self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]) -> None:
         table = rowmap.table(kind)
         with self.db.transaction():
             for start in range(0, len(uuids), 500):
                 chunk = list(uuids[start : start + 500])
                 marks = ",".join("?" * len(chunk))
                 self.db.conn.execute(
-                    f"DELETE FROM embeddings WHERE kind = ? AND uuid IN ({marks})", [table, *chunk]
+                    "DELETE FROM embeddings"
+                    f" WHERE kind = ? AND uuid IN ({marks}) AND owner_uuid = ?",
+                    [table, *chunk, owner_uuid],
                 )
-            self.removed(table)
+            self.removed(table, owner_uuid)
 
-    def removed(self, table: str) -> None:
-        """Invalidate the cached vector matrices of a record kind (rows were removed)."""
-        self.db.conn.execute(
-            "UPDATE embedding_versions SET version = version + 1 WHERE kind = ?", [table]
-        )
+    def removed(self, table: str, owner_uuid: str | None = None) -> None:
+        """Invalidate the cached vector matrices of a record kind, or of one owner's
+        records of it (rows were removed)."""
+        if owner_uuid is None:
+            self.db.conn.execute(
+                "UPDATE embedding_versions SET version = version + 1 WHERE kind = ?", [table]
+            )
+        else:
+            self.db.conn.execute(
+                "UPDATE embedding_versions SET version = version + 1"
+                " WHERE kind = ? AND owner_uuid = ?",
+                [table, owner_uuid],
+            )
 
     def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:
         table = rowmap.table(kind)
