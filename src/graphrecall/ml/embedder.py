@@ -56,13 +56,13 @@ class MiniLMEmbedder:
     dim = 384
     # all-MiniLM-L6-v2 was trained on 128-token inputs; longer ones cost more than they add.
     max_tokens = 128
-    # Measured on a busy 2-core machine (400 LoCoMo turns): 1 thread with batches of 16 ran
-    # 82 texts/s, 2 threads with batches of 64 ran 58/s. One thread also leaves a core for
-    # the API. GRAPHRECALL_EMBED_THREADS overrides the thread count.
+    # One thread with small batches embedded faster than two threads with big ones on a
+    # busy machine (docs/models.md), and leaves a core for the API; the thread count is a
+    # setting.
     batch_size = 16
     # On integer kernels each text runs alone: activations are quantised per batch, so in
-    # a batch a text's vector would depend on its neighbours. Alone it costs ~5 % more
-    # than in batches of 4 (5.5 vs 5.2 ms per ~70-token message), and pads nothing.
+    # a batch a text's vector would depend on its neighbours. Alone it costs a few per cent
+    # more than in small batches, and pads nothing.
     quantized_batch_size = 1
     # Recently embedded texts, by text: ingestion embeds the same text again and again (one
     # clause stated as several facts, a node whose text did not change, "Thanks!").

@@ -34,11 +34,9 @@ from graphrecall.store.sqlite.migrations import CHANGE_LOG
 
 log = logging.getLogger(__name__)
 
-# Tables with fewer rows are searched on FTS5 alone: there it is fast enough. (It was
-# 20,000; on the 10k-fact benchmark graph, engine p50 / p95 with 2,000, two runs each
-# alternated: edges/rrf 3.5-3.7 / 8.0-8.2 -> 1.8-1.9 / 2.3 ms, nodes/rrf (2,009 rows)
-# 1.1-1.2 / 1.9-2.1 -> 1.1-1.2 / 1.4-2.4 ms.) The messages table keeps a copy at any size
-# once a search re-scores from it (bm25.py).
+# Tables with fewer rows are searched on FTS5 alone: there it is fast enough
+# (docs/search.md). The messages table keeps a copy at any size once a search re-scores
+# from it (store/lexical/bm25.py).
 MIN_ROWS = 2_000
 # A stale copy is rebuilt no sooner than this many times its last build took after that
 # build ended (and at least REBUILD_MIN_GAP_S): while a graph is being written to, the

@@ -97,7 +97,7 @@ class TextSearch:
         # current one would catch it up once more (or find it being caught up with).
         if index is None:
             # A copy at any size: it scores the rows in ~0.3 ms, where tokenising them
-            # takes ~7 ms (bm25.sql_scores, its fallback while it is read or caught up).
+            # takes ~7 ms (fts5.statistics, its fallback while it is read or caught up).
             index = self._term_index(kind, any_size=True)
         return self._rescored(kind, terms, found, bm25, index)
 
