@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import heapq
 import json
 import logging
 import math
@@ -1110,10 +1111,12 @@ class SQLiteStore(Store):
         else:
             approximate = self._ann.search(key, uuids, matrix, vector, limit)
             if approximate is not None:
-                return [(uuids[row], score) for row, score in approximate]
+                hits = [(uuids[row], score) for row, score in approximate]
+                return sorted(hits, key=lambda h: (-h[1], h[0]))
             rows = np.arange(len(uuids))
             scores = _cosines(matrix, vector)
-        return [(uuids[int(rows[i])], score) for i, score in _best(scores, limit)]
+        best = _best(scores, limit, lambda i: uuids[int(rows[i])])
+        return [(uuids[int(rows[i])], score) for i, score in best]
 
     def _masked_vector_search(
         self,
@@ -1149,7 +1152,8 @@ class SQLiteStore(Store):
             if hits is not None:
                 return hits
         scores = _cosines(matrix[rows], vector)
-        return [(uuids[int(rows[i])], score) for i, score in _best(scores, limit)]
+        best = _best(scores, limit, lambda i: uuids[int(rows[i])])
+        return [(uuids[int(rows[i])], score) for i, score in best]
 
     def _confirmed(
         self,
@@ -1438,11 +1442,25 @@ def _cosines(matrix: npt.NDArray[np.float32], vector: Vector) -> npt.NDArray[np.
     return scores
 
 
-def _best(scores: npt.NDArray[np.float32], limit: int) -> list[tuple[int, float]]:
-    """The ``limit`` best of ``scores`` as (position, score), best first."""
-    k = min(limit, scores.shape[0])
+def _best(
+    scores: npt.NDArray[np.float32], limit: int, uuid_of: Callable[[int], str]
+) -> list[tuple[int, float]]:
+    """The ``limit`` best of ``scores`` as (position, score), best first, equal scores by
+    the uuid of their position: which of tied rows are kept, and their order, must not
+    depend on the order vectors were stored in (identical texts have identical vectors)."""
+    n = scores.shape[0]
+    k = min(limit, n)
     if k <= 0:
         return []
     top = np.argpartition(-scores, k - 1)[:k]
+    kth = scores[top].min()
+    if np.count_nonzero(scores == kth) > np.count_nonzero(scores[top] == kth):
+        # Rows left out tie with the k-th best: those with the smallest uuids make the cut.
+        better = np.flatnonzero(scores > kth).tolist()
+        tied = heapq.nsmallest(k - len(better), np.flatnonzero(scores == kth).tolist(), key=uuid_of)
+        top = np.asarray([*better, *tied], dtype=np.int64)
     top = top[np.argsort(-scores[top], kind="stable")]
-    return [(int(i), float(scores[i])) for i in top]
+    ranked = top.tolist()
+    if np.any(np.diff(scores[top]) == 0):
+        ranked.sort(key=lambda i: (-float(scores[i]), uuid_of(i)))
+    return [(i, float(scores[i])) for i in ranked]
