@@ -78,5 +78,7 @@ Cursors, settings, keys, tasks
   * ``claim_task`` marks the task processing with ``started_at``; ``requeue_unfinished``
     puts every processing task back to pending and returns how many.
   * Maintenance (``compact_text_indexes``, ``refresh_text_indexes``) never changes what
-    a search returns; the ``*_status`` methods return counts (``ready``, ``building``).
+    a search returns; the ``*_status`` methods return non-negative counts (``ready``,
+    ``building``, more where a backend keeps them; empty where it keeps no such copy).
+  * An API key's project must exist (the one foreign key).
 """
