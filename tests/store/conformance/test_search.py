@@ -58,6 +58,14 @@ def test_embeddings_are_kept_per_owner(store: Store) -> None:
     assert store.get_embeddings(Node, g, [a.uuid]).keys() == {a.uuid}
     assert store.missing_embeddings(Node, g) == []
     assert [u for u, _ in store.vector_search(Node, g, vector, scope={"graph_uuid": g})] == [a.uuid]
+    # A vector stored under another owner is not the graph's: its record still needs one.
+    b = node(g, "b")
+    store.insert([b])
+    store.set_embeddings(Node, other, [(b.uuid, vector)])
+    assert store.missing_embeddings(Node, g) == [b.uuid]
+    assert store.get_embeddings(Node, g, [b.uuid]) == {}
+    store.set_embeddings(Node, g, [(b.uuid, vector)])
+    assert store.missing_embeddings(Node, g) == []
 
 
 def test_memories_are_owned_by_their_space(store: Store) -> None:

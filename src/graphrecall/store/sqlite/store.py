@@ -741,8 +741,9 @@ class SQLiteStore(Store):
         table = self._table(kind)
         rows = self._query(
             f"SELECT t.uuid FROM {table} t WHERE t.{_owner_field(kind)} = ? AND NOT EXISTS"
-            " (SELECT 1 FROM embeddings e WHERE e.kind = ? AND e.uuid = t.uuid)",
-            [owner_uuid, table],
+            " (SELECT 1 FROM embeddings e"
+            " WHERE e.kind = ? AND e.uuid = t.uuid AND e.owner_uuid = ?)",
+            [owner_uuid, table, owner_uuid],
         )
         return [r[0] for r in rows]
 
