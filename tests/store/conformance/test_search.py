@@ -289,3 +289,29 @@ def test_text_search_over_memories(store: Store) -> None:
     store.insert([hit, miss, memory(new_id(), "harbour")])
     found = store.text_search(Memory, {"space_uuid": space}, ["harbour"])
     assert [u for u, _ in found] == [hit.uuid]
+
+
+def test_a_filter_naming_a_few_records_ranks_them_the_same(store: Store) -> None:
+    """A filter that names a few records (episode links, uuids) may be served by another
+    plan than a broad one; the results must be the same records, scores and order."""
+    g = new_id()
+    records = facts(store, g, [f"tea number {i} " + "word " * (i % 4) for i in range(12)])
+    episodes = [new_id() for _ in range(3)]
+    for i, record in enumerate(records):
+        store.link_episodes(Edge, g, record.uuid, [episodes[i % 3]])
+    linked = {r.uuid for i, r in enumerate(records) if i % 3 == 0}
+    by_link = p.LinkedToEpisodes((episodes[0],))
+    broad = p.Or((by_link, p.Nothing()))  # the same rows, not recognisably few
+    scope = {"graph_uuid": g}
+    few = store.text_search(Edge, scope, ["tea", "word"], where=by_link, limit=3)
+    assert few == store.text_search(Edge, scope, ["tea", "word"], where=broad, limit=3)
+    assert {u for u, _ in few} <= linked and len(few) == 3
+    by_uuid = p.Column("uuid", "in", tuple(sorted(linked)))
+    assert few == store.text_search(Edge, scope, ["tea", "word"], where=by_uuid, limit=3)
+    rng = np.random.default_rng(3)
+    store.set_embeddings(Edge, g, [(r.uuid, unit(rng.normal(size=8).tolist())) for r in records])
+    query = unit(rng.normal(size=8).tolist())
+    near = store.vector_search(Edge, g, query, scope=scope, where=by_link, limit=3)
+    assert near == store.vector_search(Edge, g, query, scope=scope, where=broad, limit=3)
+    assert near == store.vector_search(Edge, g, query, scope=scope, where=by_uuid, limit=3)
+    assert {u for u, _ in near} <= linked and len(near) == 3
