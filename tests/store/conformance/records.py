@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from graphrecall.domain.ids import new_id
-from graphrecall.domain.models import Edge, Episode, Memory, Node, Observation, Task
+from graphrecall.domain.models import (
+    Edge,
+    Episode,
+    Memory,
+    Node,
+    Observation,
+    PageRequest,
+    Record,
+    Task,
+)
+from graphrecall.store import Store
+
+R = TypeVar("R", bound=Record)
 
 
 def at(second: int, micro: int = 0) -> str:
@@ -100,3 +112,14 @@ def unit(values: list[float]) -> npt.NDArray[np.float32]:
 
 def uuids(records: list[Any]) -> list[str]:
     return [r.uuid for r in records]
+
+
+def walk(store: Store, kind: type[R], scope: dict[str, Any], page: PageRequest) -> list[R]:
+    """Every record of ``list_page``, page after page from ``page``."""
+    seen: list[R] = []
+    while True:
+        result = store.list_page(kind, scope, page)
+        seen += result.items
+        if result.next_cursor is None:
+            return seen
+        page = page.model_copy(update={"cursor": result.next_cursor})

@@ -12,7 +12,7 @@ from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode, Node, Observation, PageRequest
 from graphrecall.store import Store
 from graphrecall.store.adjacency import Adjacency
-from tests.store.conformance.records import at, edge, episode, node, unit
+from tests.store.conformance.records import at, edge, episode, node, unit, walk
 
 
 def ends(adjacency: Adjacency) -> Counter[tuple[str, str]]:
@@ -120,13 +120,7 @@ def test_listing_by_degree_agrees_with_node_degrees(store: Store, order: str) ->
     store.insert([edge(g, nodes[i], nodes[j]) for i, j in pairs])
     store.insert([edge(g, nodes[6], nodes[1], expired=True)])
     page = PageRequest(page_size=3, order_by="degree", order=order)  # type: ignore[arg-type]
-    seen: list[Node] = []
-    while True:
-        result = store.list_page(Node, {"graph_uuid": g}, page)
-        seen += result.items
-        if result.next_cursor is None:
-            break
-        page = page.model_copy(update={"cursor": result.next_cursor})
+    seen = walk(store, Node, {"graph_uuid": g}, page)
     degrees = store.node_degrees(g, [n.uuid for n in nodes])
     expected = sorted(nodes, key=lambda n: (degrees[n.uuid], n.uuid), reverse=order == "desc")
     assert seen == expected

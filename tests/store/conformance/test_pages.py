@@ -11,19 +11,9 @@ from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Node, PageRequest
 from graphrecall.store import Store
-from tests.store.conformance.records import at, edge, node, uuids
+from tests.store.conformance.records import at, edge, node, uuids, walk
 
 Order = Literal["asc", "desc"]
-
-
-def walk(store: Store, scope: dict[str, str], page: PageRequest) -> list[Node]:
-    seen: list[Node] = []
-    while True:
-        result = store.list_page(Node, scope, page)
-        seen += result.items
-        if result.next_cursor is None:
-            return seen
-        page = page.model_copy(update={"cursor": result.next_cursor})
 
 
 @pytest.mark.parametrize("order", ["asc", "desc"])
@@ -39,7 +29,7 @@ def test_pages_return_every_record_once_in_order(store: Store, order: Order) -> 
         assert first.total_size == 23
         assert first.items == expected[:size]
         assert (first.next_cursor is None) == (size >= 23)
-        assert walk(store, {"graph_uuid": g}, page) == expected
+        assert walk(store, Node, {"graph_uuid": g}, page) == expected
 
 
 @pytest.mark.parametrize("order", ["asc", "desc"])
@@ -77,13 +67,7 @@ def test_pages_over_a_nullable_key_put_nulls_lowest(store: Store, order: Order) 
     edges = [edge(g, a, b, valid_at=v) for v in (at(2), None, at(1), None, at(2), "")]
     store.insert([a, b, *edges])
     page = PageRequest(page_size=2, order=order, order_by="valid_at")
-    found: list[Edge] = []
-    while True:
-        result = store.list_page(Edge, {"graph_uuid": g}, page)
-        found += result.items
-        if result.next_cursor is None:
-            break
-        page = page.model_copy(update={"cursor": result.next_cursor})
+    found = walk(store, Edge, {"graph_uuid": g}, page)
     # A NULL key sorts as "": it ties with the empty string, broken by uuid.
     expected = sorted(edges, key=lambda e: (e.valid_at or "", e.uuid), reverse=order == "desc")
     assert found == expected
