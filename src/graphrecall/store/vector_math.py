@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 
@@ -16,11 +19,26 @@ def cosines(matrix: npt.NDArray[np.float32], vector: Vector) -> npt.NDArray[np.f
     return scores
 
 
-def best(scores: npt.NDArray[np.float32], limit: int) -> list[tuple[int, float]]:
-    """The ``limit`` best of ``scores`` as (position, score), best first."""
-    k = min(limit, scores.shape[0])
+def best(
+    scores: npt.NDArray[np.float32], limit: int, uuid_of: Callable[[int], str]
+) -> list[tuple[int, float]]:
+    """The ``limit`` best of ``scores`` as (position, score), best first, equal scores by
+    the uuid of their position: which of tied rows are kept, and their order, must not
+    depend on the order vectors were stored in (identical texts have identical vectors)."""
+    n = scores.shape[0]
+    k = min(limit, n)
     if k <= 0:
         return []
     top = np.argpartition(-scores, k - 1)[:k]
+    kth = scores[top].min()
+    if np.count_nonzero(scores == kth) > np.count_nonzero(scores[top] == kth):
+        # Rows left out tie with the k-th best: those with the smallest uuids make the cut.
+        better = np.flatnonzero(scores > kth).tolist()
+        candidates = np.flatnonzero(scores == kth).tolist()
+        tied = heapq.nsmallest(k - len(better), candidates, key=uuid_of)
+        top = np.asarray([*better, *tied], dtype=np.int64)
     top = top[np.argsort(-scores[top], kind="stable")]
-    return [(int(i), float(scores[i])) for i in top]
+    ranked = top.tolist()
+    if np.any(np.diff(scores[top]) == 0):
+        ranked.sort(key=lambda i: (-float(scores[i]), uuid_of(i)))
+    return [(i, float(scores[i])) for i in ranked]

@@ -124,8 +124,9 @@ class Vectors:
         table = rowmap.table(kind)
         rows = self.db.query(
             f"SELECT t.uuid FROM {table} t WHERE t.{owner_field(kind)} = ? AND NOT EXISTS"
-            " (SELECT 1 FROM embeddings e WHERE e.kind = ? AND e.uuid = t.uuid)",
-            [owner_uuid, table],
+            " (SELECT 1 FROM embeddings e"
+            " WHERE e.kind = ? AND e.uuid = t.uuid AND e.owner_uuid = ?)",
+            [owner_uuid, table, owner_uuid],
         )
         return [r[0] for r in rows]
 
@@ -175,10 +176,12 @@ class Vectors:
         else:
             approximate = self.ann.search(key, uuids, matrix, vector, limit)
             if approximate is not None:
-                return [(uuids[row], score) for row, score in approximate]
+                hits = [(uuids[row], score) for row, score in approximate]
+                return sorted(hits, key=lambda h: (-h[1], h[0]))
             rows = np.arange(len(uuids))
             scores = cosines(matrix, vector)
-        return [(uuids[int(rows[i])], score) for i, score in best(scores, limit)]
+        top = best(scores, limit, lambda i: uuids[int(rows[i])])
+        return [(uuids[int(rows[i])], score) for i, score in top]
 
     def _masked_vector_search(
         self,
@@ -214,7 +217,8 @@ class Vectors:
             if hits is not None:
                 return hits
         scores = cosines(matrix[rows], vector)
-        return [(uuids[int(rows[i])], score) for i, score in best(scores, limit)]
+        top = best(scores, limit, lambda i: uuids[int(rows[i])])
+        return [(uuids[int(rows[i])], score) for i, score in top]
 
     def _confirmed(
         self,
