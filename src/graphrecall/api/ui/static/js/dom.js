@@ -56,3 +56,11 @@ export function kv(pairs) {
 export function json(value) {
   return h("pre", { class: "json" }, JSON.stringify(value, null, 2));
 }
+
+/** ``el.replaceChildren`` that skips null/false children as ``h`` does (the DOM method
+ * would write them as the text "null"). */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}

@@ -4,7 +4,7 @@
 import cytoscape from "../../vendor/cytoscape/cytoscape.esm.min.mjs";
 import { zep } from "../api.js";
 import { factItem, graphHeader, loadGraph, validAt, isInvalidated } from "../common.js";
-import { errorBox, fmtDate, h, kv, link } from "../dom.js";
+import { errorBox, fill, fmtDate, h, kv, link } from "../dom.js";
 import { setQuery } from "../main.js";
 
 // A big graph is never loaded whole: the top nodes by degree seed a one-hop subgraph.
@@ -200,7 +200,7 @@ export async function graphPage(view, [id], query, nav) {
       ]);
       if (run !== detailsRun || nav.stale()) return;
       const attributes = Object.entries(node.attributes || {});
-      details.replaceChildren(
+      fill(details,
         h("h2", { id: "node-name" }, node.name),
         h("div", {}, (node.labels || []).map((l) => h("span", { class: "badge" }, l))),
         h("p", { id: "node-summary" }, node.summary || h("span", { class: "muted" }, "No summary.")),
