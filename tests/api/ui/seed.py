@@ -37,6 +37,7 @@ MESSAGES = [
     ("assistant", None, "Noted. How is the new job at Acme going?"),
     ("user", "Alice", "Great. Bob from Globex visited me in Paris last week."),
 ]
+MARCH = {"start": "2026-03-01T00:00:00Z", "end": "2026-03-31T00:00:00Z"}
 MEMORIES = [
     (
         "/projects/apollo",
@@ -116,7 +117,8 @@ def seed(server: Server) -> Seeded:
         f"{tree}/{name}": rpc(
             server,
             "memory.create",
-            {"content": content, "tree": tree, "name": name, "meta": meta},
+            {"content": content, "tree": tree, "name": name, "meta": meta}
+            | ({"temporal": MARCH} if name == "plan" else {}),
         )["id"]
         for tree, name, content, meta in MEMORIES
     }
@@ -129,3 +131,30 @@ def seed(server: Server) -> Seeded:
         edges={e.fact: e.uuid_ for e in edges.edges},
         memories=memories,
     )
+
+
+def seed_star(server: Server, spokes: int = 10, loners: int = 5) -> str:
+    """A standalone graph: a hub with ``spokes`` neighbours, a separate pair, and
+    ``loners`` nodes with no facts. Returns its uuid."""
+    zep: Zep = server.client()
+    graph = zep.graph.create(name="Star")
+    names = ["Hub", *(f"Spoke {i}" for i in range(spokes)), "Pair A", "Pair B"]
+    names += [f"Loner {i}" for i in range(loners)]
+    added = zep.graph.node.add(graph.uuid_, nodes=[NodeInput(name=n) for n in names])
+    ids = {n.name: n.uuid_ for n in added.nodes}
+    pairs = [("Hub", f"Spoke {i}") for i in range(spokes)] + [("Pair A", "Pair B")]
+    edges = zep.graph.edge.add(
+        graph.uuid_,
+        edges=[
+            EdgeInput(
+                fact=f"{a} is linked to {b}",
+                fact_name="LINKED_TO",
+                source_node=EdgeNodeRef(uuid_=ids[a]),
+                target_node=EdgeNodeRef(uuid_=ids[b]),
+            )
+            for a, b in pairs
+        ],
+    )
+    wait_for_task(zep, added.task.uuid_)
+    wait_for_task(zep, edges.task.uuid_)
+    return graph.uuid_

@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Page, expect
 
 from tests.api.ui.conftest import Tab
-from tests.api.ui.seed import FACTS, NODES, SPACE, Seeded
-from tests.conftest import API_KEY
+from tests.api.ui.seed import FACTS, NODES, SPACE, Seeded, seed_star
+from tests.conftest import API_KEY, Server
 
 
 def shot(page: Page, screenshots: Path, name: str) -> None:
@@ -142,6 +142,18 @@ def test_graph_view_of_one_node_shows_its_episodes_and_expands(
     expect(page.locator("#node-facts")).to_contain_text("Bob works at Globex in sales")
 
 
+def test_a_big_graph_is_drawn_around_its_highest_degree_nodes(tab: Tab, ui_server: Server) -> None:
+    star = seed_star(ui_server)
+    page = tab.open(f"/ui/graph/{star}?seeds=1")
+    expect(page.locator("#graph-status")).to_contain_text("Showing 11 of 18 nodes")
+    names = page.locator("#node-list button").all_inner_texts()
+    assert names[0] == "Hub" and len(names) == 11
+    assert not [n for n in names if n.startswith(("Loner", "Pair"))]
+    # expanding is how the rest is reached
+    page.goto(f"{tab.base}/ui/graph/{star}")
+    expect(page.locator("#graph-status")).to_contain_text("All 18 nodes and 11 facts")
+
+
 def test_search_playground(tab: Tab, seeded: Seeded, screenshots: Path) -> None:
     page = tab.open(f"/ui/search/{seeded.user_uuid}?q=Where+does+Alice+live&scope=edges")
     results = page.locator("#results table")
@@ -238,6 +250,20 @@ def test_memories_tree_search_and_history(tab: Tab, seeded: Seeded, screenshots:
         page.click("#memory-search button[type=submit]")
         expected = "Zephyr notes" if words == "wind tunnel" else "Apollo risk"
         expect(page.locator("#memory-results tbody tr").first).to_contain_text(expected)
+    # the temporal filter: only the plan is valid in mid-March
+    page.fill("input[name=q]", "")
+    page.fill("input[name=tree]", "")
+    page.fill("input[name=at]", "2026-03-15")
+    page.click("#memory-search button[type=submit]")
+    expect(page.locator("#memory-results")).to_contain_text("1 of 1 memories")
+    expect(page.locator("#memory-results")).to_contain_text("Apollo launch plan")
+    page.locator("#memory-results tbody tr").first.locator("button").click()
+    expect(page.locator("#memory-detail")).to_contain_text("2026-03-01 00:00Z → 2026-03-31 00:00Z")
+    page.fill("input[name=at]", "")
+    page.fill("input[name=tree]", "/projects/apollo")
+    page.select_option("select[name=mode]", "grep")
+    page.fill("input[name=q]", "valves")
+    page.click("#memory-search button[type=submit]")
     page.locator("#memory-results tbody tr").first.locator("button").click()
     expect(page.locator("#memory-content")).to_have_text(
         "Apollo risk: the supplier of valves is late."

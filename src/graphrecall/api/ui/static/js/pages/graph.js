@@ -7,8 +7,9 @@ import { factItem, graphHeader, loadGraph, validAt, isInvalidated } from "../com
 import { errorBox, fill, fmtDate, h, kv, link } from "../dom.js";
 import { setQuery } from "../main.js";
 
-// A big graph is never loaded whole: the top nodes by degree seed a one-hop subgraph.
-const SEEDS = 25;
+// A big graph is never loaded whole: the top nodes by degree (25, or ?seeds=N) seed a
+// one-hop subgraph.
+const DEFAULT_SEEDS = 25;
 const MAX_NODES = 150;
 const MAX_EDGES = 400;
 const PALETTE = ["#3358d4", "#e8590c", "#2f9e44", "#ae3ec9", "#0c8599", "#d6336c", "#f59f00", "#5c7cfa", "#868e96", "#94d82d"];
@@ -26,6 +27,7 @@ function colorOf(type) {
 export async function graphPage(view, [id], query, nav) {
   const graph = await loadGraph(id);
   const gid = graph.uuid;
+  const SEEDS = Math.min(100, Math.max(1, Number(query.get("seeds")) || DEFAULT_SEEDS));
   const nodes = new Map();
   const edges = new Map();
   let asOf = query.get("asof") ? new Date(query.get("asof")) : null;
@@ -147,7 +149,7 @@ export async function graphPage(view, [id], query, nav) {
 
   function applyAsOf() {
     asOf = asOfInput.value ? new Date(`${asOfInput.value}T23:59:59Z`) : null;
-    setQuery({ node: selected, asof: asOfInput.value });
+    setQuery({ node: selected, asof: asOfInput.value, seeds: query.get("seeds") });
     cy.batch(() => {
       for (const e of edges.values()) {
         const el = cy.getElementById(e.uuid);
@@ -175,7 +177,7 @@ export async function graphPage(view, [id], query, nav) {
     selected = uuid;
     cy.$(":selected").unselect();
     cy.getElementById(uuid).select();
-    setQuery({ node: uuid, asof: asOfInput.value });
+    setQuery({ node: uuid, asof: asOfInput.value, seeds: query.get("seeds") });
     showDetails(uuid);
   }
 

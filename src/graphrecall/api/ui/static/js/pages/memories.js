@@ -23,12 +23,14 @@ export async function memoriesPage(view, [space], query) {
     q: h("input", { type: "search", name: "q", value: query.get("q") || "", size: 32 }),
     tree: h("input", { name: "tree", value: query.get("tree") || "", size: 20, placeholder: "/share/projects" }),
     meta: h("input", { name: "meta", value: query.get("meta") || "", size: 24, placeholder: '{"kind": "note"}' }),
+    at: h("input", { type: "date", name: "at", value: query.get("at") || "" }),
   };
   const run = async () => {
-    setQuery({ mode: f.mode.value, q: f.q.value, tree: f.tree.value, meta: f.meta.value, id: query.get("id") });
+    setQuery({ mode: f.mode.value, q: f.q.value, tree: f.tree.value, meta: f.meta.value, at: f.at.value, id: query.get("id") });
     const params = { limit: 50 };
     if (f.q.value.trim()) params[f.mode.value] = f.q.value.trim();
     if (f.tree.value.trim()) params.tree = f.tree.value.trim();
+    if (f.at.value) params.temporal = { contains: `${f.at.value}T12:00:00Z` };
     if (f.meta.value.trim()) {
       try {
         params.meta = JSON.parse(f.meta.value);
@@ -53,7 +55,7 @@ export async function memoriesPage(view, [space], query) {
     }
   };
   const show = async (memoryId) => {
-    setQuery({ mode: f.mode.value, q: f.q.value, tree: f.tree.value, meta: f.meta.value, id: memoryId });
+    setQuery({ mode: f.mode.value, q: f.q.value, tree: f.tree.value, meta: f.meta.value, at: f.at.value, id: memoryId });
     try {
       const [m, history] = await Promise.all([
         rpc(space, "memory.get", { id: memoryId }),
@@ -83,7 +85,7 @@ export async function memoriesPage(view, [space], query) {
       h("section", { class: "grow" },
         h("form", { class: "inline", id: "memory-search", onsubmit: (e) => { e.preventDefault(); run(); } },
           h("label", {}, "Mode", f.mode), h("label", {}, "Query", f.q), h("label", {}, "Tree", f.tree),
-          h("label", {}, "Meta (JSON)", f.meta), h("button", { type: "submit" }, "Search")),
+          h("label", {}, "Meta (JSON)", f.meta), h("label", {}, "Valid at (temporal)", f.at), h("button", { type: "submit" }, "Search")),
         results, detail)),
   );
   await run();
