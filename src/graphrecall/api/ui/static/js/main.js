@@ -78,7 +78,11 @@ export async function render() {
   main.replaceChildren(view);
   try {
     await page(view, m.slice(1).map((s) => (s ? decodeURIComponent(s) : s)), new URLSearchParams(location.search), {
-      next: () => sessionStorage.getItem(NEXT) || "/ui/",
+      next: () => {
+        const next = sessionStorage.getItem(NEXT) || "/ui/";
+        sessionStorage.removeItem(NEXT);
+        return next;
+      },
       stale: () => mine !== generation,
     });
   } catch (err) {

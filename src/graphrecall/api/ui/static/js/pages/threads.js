@@ -24,11 +24,14 @@ export async function threadsPage(view, [id], query) {
     );
     if (!current) return;
     const messages = await zep("GET", `/threads/${current}/messages`, { query: { page_size: PAGE } });
-    view.append(h("h2", {}, `Messages of ${current}`));
+    view.append(h("div", {}, h("h2", {}, `Messages of ${current}`),
+      messages.next_cursor ? h("p", { class: "muted" }, `The first ${PAGE} messages.`) : null));
     entries = messages.items.map((m) => ({ uuid: m.uuid, when: m.created_at, who: m.name || m.role, content: m.content, processed: m.processed }));
   } else {
     const episodes = await zep("POST", `/graphs/${graph.uuid}/episodes/list`, { body: {}, query: { page_size: PAGE, order_by: "created_at", order: "asc" } });
-    view.append(h("h2", {}, `Episodes (${episodes.total_size ?? episodes.items.length})`));
+    const count = episodes.total_size ?? episodes.items.length;
+    view.append(h("div", {}, h("h2", {}, `Episodes (${count})`),
+      count > episodes.items.length ? h("p", { class: "muted" }, `The first ${episodes.items.length}.`) : null));
     entries = episodes.items.map((e) => ({ uuid: e.uuid, when: e.reference_time || e.created_at, who: e.role_name || e.role || e.source, content: e.content, processed: e.processed }));
   }
   const facts = new Map();
