@@ -162,7 +162,10 @@ def test_search_playground(tab: Tab, seeded: Seeded, screenshots: Path) -> None:
     assert scores and all(float(s) > 0 for s in scores)
     assert [float(s) for s in scores] == sorted((float(s) for s in scores), reverse=True)
     shot(page, screenshots, "search")
-    # nodes with MMR, centred on a node: the query string follows the form
+    # the center node is offered by name
+    options = page.locator("#center-nodes option")
+    expect(options.first).to_have_attribute("label", "Alice")
+    # nodes with MMR: the query string follows the form
     page.select_option("select[name=scope]", "nodes")
     page.select_option("select[name=reranker]", "mmr")
     page.fill("input[name=mmr_lambda]", "0.7")
@@ -185,6 +188,17 @@ def test_search_playground(tab: Tab, seeded: Seeded, screenshots: Path) -> None:
     page.fill("textarea[name=filters]", "{not json")
     page.click("#search-form button[type=submit]")
     expect(page.locator("#results .error")).to_contain_text("not valid JSON")
+    # a center node with the node_distance reranker puts its own facts first
+    page.fill("textarea[name=filters]", "")
+    page.fill("input[name=q]", "works at")
+    page.select_option("select[name=reranker]", "node_distance")
+    for who, first in (("Bob", "Bob works at Globex"), ("Alice", "Alice works at Acme")):
+        page.fill("input[name=center]", seeded.nodes[who])
+        page.click("#search-form button[type=submit]")
+        expect(results.locator("tbody tr, tr").nth(1)).to_contain_text(first)
+    assert f"center={seeded.nodes['Alice']}" in page.url
+    page.fill("input[name=center]", "")
+    page.select_option("select[name=reranker]", "rrf")
     # a result links into the graph view
     page.fill("textarea[name=filters]", "")
     page.select_option("select[name=scope]", "nodes")

@@ -20,12 +20,15 @@ export async function searchPage(view, [id], query) {
     scope: select("scope", Object.keys(SCOPES), query.get("scope") || "edges"),
     reranker: select("reranker", RERANKERS, query.get("reranker") || "rrf"),
     mmr: h("input", { type: "number", name: "mmr_lambda", min: 0, max: 1, step: 0.05, value: query.get("mmr_lambda") || "", placeholder: "0.5", size: 5 }),
-    center: h("input", { type: "text", name: "center", value: query.get("center") || "", size: 38, placeholder: "node uuid" }),
+    center: h("input", { type: "text", name: "center", value: query.get("center") || "", size: 38, placeholder: "node uuid", list: "center-nodes" }),
     limit: h("input", { type: "number", name: "limit", min: 1, max: 50, value: query.get("limit") || 10, size: 4 }),
     filters: h("textarea", { name: "filters", rows: 4, cols: 60, placeholder: '{"edge_types": ["LIKES"]}' }),
   };
   f.filters.value = query.get("filters") || "";
   const results = h("div", { id: "results" });
+  // The best-connected nodes, offered as center nodes by name.
+  const top = await zep("POST", `/graphs/${graph.uuid}/nodes/list`, { body: {}, query: { page_size: 50, order_by: "degree", order: "desc" } });
+  const centers = h("datalist", { id: "center-nodes" }, top.items.map((n) => h("option", { value: n.uuid, label: n.name })));
   const run = async () => {
     results.replaceChildren(h("p", { class: "muted" }, "Searching…"));
     let filters;
@@ -62,7 +65,7 @@ export async function searchPage(view, [id], query) {
     graphHeader(graph, id, "search"),
     h("form", { class: "inline", id: "search-form", onsubmit: (e) => { e.preventDefault(); run(); } },
       h("label", {}, "Query", f.q), h("label", {}, "Scope", f.scope), h("label", {}, "Reranker", f.reranker),
-      h("label", {}, "mmr_lambda", f.mmr), h("label", {}, "Center node", f.center), h("label", {}, "Limit", f.limit),
+      h("label", {}, "mmr_lambda", f.mmr), h("label", {}, "Center node", f.center, centers), h("label", {}, "Limit", f.limit),
       h("label", {}, "Filters (JSON)", f.filters), h("button", { type: "submit" }, "Search")),
     results,
   );
