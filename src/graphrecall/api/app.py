@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 
 from graphrecall import __version__
-from graphrecall.api import errors, memory_engine
+from graphrecall.api import docs, errors, memory_engine, ui
 from graphrecall.api.middleware import RequestContext
 from graphrecall.api.zep_v4 import (
     context,
@@ -118,6 +118,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         description="Zep v4 compatible context-graph server (offline by default).",
         lifespan=lifespan,
+        # served from package files by api.docs (FastAPI's own pages need a CDN)
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.ctx = ctx
     app.state.worker = worker
@@ -142,6 +145,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.include_router(router, prefix=prefix, include_in_schema=documented)
     for prefix, _ in prefixes:
         _add_unbuilt_routes(app, prefix)
+    docs.install(app)
+    ui.install(app)
     app.add_middleware(RequestContext)
     return app
 
