@@ -12,6 +12,7 @@ from graphrecall.domain import clock
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode, Node, PageRequest, Task
+from graphrecall.ingest.graph_writes import insert_edges, insert_nodes
 from graphrecall.store import Store, open_store
 
 BACKENDS = ["sqlite"]
@@ -113,7 +114,8 @@ def test_search_and_scope_lists(store: Store) -> None:
 def test_degrees_ignore_expired_edges(store: Store) -> None:
     g = new_id()
     a, b, c = node(g, "a"), node(g, "b"), node(g, "c")
-    store.insert([a, b, c, edge(g, a, b), edge(g, c, a), edge(g, a, c, expired=True)])
+    insert_nodes(store, [a, b, c])
+    insert_edges(store, [edge(g, a, b), edge(g, c, a), edge(g, a, c, expired=True)])
     assert store.node_degrees(g, [a.uuid, b.uuid, c.uuid]) == {a.uuid: 2, b.uuid: 1, c.uuid: 1}
     page = store.list_page(Node, {"graph_uuid": g}, PageRequest(order_by="degree"))
     assert page.items[0].uuid == a.uuid
@@ -242,8 +244,8 @@ def test_find_sorts_every_match_with_or_without_a_limit(store: Store) -> None:
 def test_listing_by_degree_agrees_with_node_degrees(store: Store) -> None:
     g = new_id()
     a, b, c = node(g, "a"), node(g, "b"), node(g, "c")
-    store.insert([a, b, c])
-    store.insert([edge(g, a, b), edge(g, c, c), edge(g, b, c, expired=True)])
+    insert_nodes(store, [a, b, c])
+    insert_edges(store, [edge(g, a, b), edge(g, c, c), edge(g, b, c, expired=True)])
     page = store.list_page(Node, {"graph_uuid": g}, PageRequest(order_by="degree", order="desc"))
     degrees = store.node_degrees(g, [n.uuid for n in page.items])
     assert [degrees[n.uuid] for n in page.items] == sorted(degrees.values(), reverse=True)

@@ -17,7 +17,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 from functools import partial
@@ -126,10 +126,6 @@ JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
 # The tenant column of record kinds not owned by a graph (embeddings are kept per owner).
 OWNER_FIELDS: dict[type[Record], str] = {Memory: "space_uuid"}
 BOOL_FIELDS = frozenset({"processed", "disable_default_ontology"})
-# Sort keys kept in a column that is no model field: a node's degree, kept by triggers
-# on edges (migration 11) and read in order from nodes_degree (graph_uuid, degree, uuid).
-# Counting each node's edges to sort them took 0.3 s a page at 100k facts.
-COLUMN_SORTS: dict[type[Record], frozenset[str]] = {Node: frozenset({"degree"})}
 
 
 def _tune(conn: sqlite3.Connection, *, read_only: bool = False) -> None:
@@ -356,9 +352,16 @@ class SQLiteStore(Store):
                     list(row.values()),
                 )
 
-    def update(self, record: Record) -> None:
+    def update(self, record: Record, fields: Collection[str] | None = None) -> None:
         row = self._to_row(record)
         uuid = row.pop("uuid")
+        if fields is None:
+            fields = [f for f in row if f not in record.derived_fields]
+        elif unknown := set(fields) - set(row):
+            raise ValueError(f"{type(record).__name__} has no field {sorted(unknown)[0]!r}")
+        row = {f: row[f] for f in fields}
+        if not row:
+            return
         assignments = ",".join(f"{col} = ?" for col in row)
         with self.transaction():
             self._edges_changed([record])
@@ -459,9 +462,7 @@ class SQLiteStore(Store):
         search_fields: Sequence[str] = (),
         where: Predicate | None = None,
     ) -> Page[R]:
-        if page.order_by in COLUMN_SORTS.get(kind, ()):
-            sort_expr = f"t.{page.order_by}"
-        elif page.order_by in kind.model_fields:
+        if page.order_by in kind.model_fields:
             # COALESCE only where NULLs can occur: an expression is something no index
             # can order by (listing a 100k-fact graph by uuid: 130 ms sorted, 0.2 ms read
             # in index order).
