@@ -7,22 +7,12 @@ from collections import Counter
 
 from graphrecall.domain.models import Edge
 from graphrecall.ingest.degree import degree_changes, degrees, ends
-
-STAMP = "2026-01-01T00:00:00.000000Z"
+from tests.store.test_degree import STAMP
+from tests.store.test_degree import _edge as edge
 
 
 def _edge(source: str, target: str, *, expired: bool = False, graph: str = "g") -> Edge:
-    return Edge(
-        uuid="e",
-        graph_uuid=graph,
-        name="R",
-        fact=f"{source} - {target}",
-        source_node_uuid=source,
-        target_node_uuid=target,
-        created_at=STAMP,
-        updated_at=STAMP,
-        expired_at=STAMP if expired else None,
-    )
+    return edge("e", source, target, expired=expired, graph=graph)
 
 
 def test_a_live_edge_counts_once_per_end() -> None:

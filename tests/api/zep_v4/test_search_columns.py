@@ -65,17 +65,12 @@ def test_every_writer_keeps_the_search_columns(zep: Zep, server: Server) -> None
         graph,
         edges=[
             EdgeInput(
-                fact="Tom knows Rex",
-                fact_name="KNOWS",
+                fact=f"Tom {verb.lower()} {target}",
+                fact_name=verb.upper(),
                 source_node=EdgeNodeRef(name="Tom"),
-                target_node=EdgeNodeRef(name="Rex the dog"),
-            ),
-            EdgeInput(
-                fact="Tom visits Porto",
-                fact_name="VISITS",
-                source_node=EdgeNodeRef(name="Tom"),
-                target_node=EdgeNodeRef(name="Porto"),
-            ),
+                target_node=EdgeNodeRef(name=target),
+            )
+            for verb, target in (("knows", "Rex the dog"), ("visits", "Porto"))
         ],
     )
     assert edges.task is not None and wait_for_task(zep, edges.task.uuid_) == "succeeded"
