@@ -226,14 +226,3 @@ def test_a_stale_copy_does_not_write_derived_fields_back(store: Store) -> None:
     assert stored.search_replies is not None and stored.search_facts == edge.fact
     node = store.get(Node, "a")
     assert node is not None and node.labels == ["Person"] and node.degree == 1
-
-
-def test_an_update_writes_only_the_fields_asked_for(store: Store) -> None:
-    gw.insert_nodes(store, [_node("a")])
-    node = store.get(Node, "a")
-    assert node is not None
-    store.update(node.model_copy(update={"degree": 5, "name": "ignored"}), fields=("degree",))
-    stored = store.get(Node, "a")
-    assert stored is not None and (stored.degree, stored.name) == (5, "a")
-    with pytest.raises(ValueError, match="no field 'nope'"):
-        store.update(node, fields=("nope",))

@@ -250,3 +250,17 @@ def test_listing_by_degree_agrees_with_node_degrees(store: Store) -> None:
     degrees = store.node_degrees(g, [n.uuid for n in page.items])
     assert [degrees[n.uuid] for n in page.items] == sorted(degrees.values(), reverse=True)
     assert degrees[c.uuid] == 2  # a self-loop touches its node at both ends
+
+
+def test_an_update_leaves_derived_fields_unless_asked(store: Store) -> None:
+    g = new_id()
+    a = node(g, "a").model_copy(update={"degree": 3})
+    store.insert([a])
+    store.update(a.model_copy(update={"degree": 0, "summary": "new"}))  # a stale copy
+    stored = store.get(Node, a.uuid)
+    assert stored is not None and (stored.degree, stored.summary) == (3, "new")
+    store.update(a.model_copy(update={"degree": 5, "name": "ignored"}), fields=("degree",))
+    stored = store.get(Node, a.uuid)
+    assert stored is not None and (stored.degree, stored.name, stored.summary) == (5, "a", "new")
+    with pytest.raises(ValueError, match="no field 'nope'"):
+        store.update(a, fields=("nope",))
