@@ -186,6 +186,8 @@ def link_facts(store: Store, graph_uuid: str, edge_uuid: str, episode_uuids: Seq
 def _facts(store: Store, graph_uuid: str, linked: dict[str, list[str]]) -> dict[str, str | None]:
     """episode uuid -> its ``search_facts``, from the edge uuids linked to each."""
     wanted = sorted({u for uuids in linked.values() for u in uuids})
+    if not wanted:
+        return {}
     edges = {e.uuid: e for e in store.find(Edge, {"graph_uuid": graph_uuid, "uuid": wanted})}
     return {
         episode: facts_text(edges[u] for u in uuids if u in edges)
@@ -260,10 +262,10 @@ def _count_degree(store: Store, node: Node) -> int:
 
 
 def _move_degrees(store: Store, changes: Counter[NodeKey]) -> None:
-    for (graph_uuid, node_uuid), change in sorted(changes.items()):
-        node = store.get(Node, node_uuid, {"graph_uuid": graph_uuid})
-        if node is not None:
-            moved = node.model_copy(update={"degree": node.degree + change})
+    for graph_uuid in sorted({graph for graph, _ in changes}):
+        wanted = sorted(node for graph, node in changes if graph == graph_uuid)
+        for node in store.find(Node, {"graph_uuid": graph_uuid, "uuid": wanted}):
+            moved = node.model_copy(update={"degree": node.degree + changes[graph_uuid, node.uuid]})
             store.update(moved, fields=("degree",))
 
 
