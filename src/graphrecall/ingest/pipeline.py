@@ -32,7 +32,7 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
-from graphrecall.ingest import derive, temporal
+from graphrecall.ingest import derive, graph_writes, temporal
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records, episode_vector_texts, text_of
 from graphrecall.ingest.resolution import (
@@ -406,7 +406,7 @@ def _apply(
         n for n in resolver.created if store.get(Node, n.uuid, {"graph_uuid": n.graph_uuid}) is None
     ]
     if created:
-        store.insert(created)
+        created = graph_writes.insert_nodes(store, created)
         outcome.nodes_created += len(created)
         for node in created:
             outcome.touch(node)
@@ -437,7 +437,7 @@ def _apply(
             final = restated
         else:
             edge, changed = invalidate(store, edge, contradicted_by(store, graph.uuid, edge))
-            store.insert([edge])
+            graph_writes.insert_edges(store, [edge])
             store.link_episodes(Edge, graph.uuid, edge.uuid, [episode.uuid])
             outcome.edges_created += 1
             outcome.edges_invalidated += len(changed)
@@ -453,6 +453,8 @@ def _apply(
         observation = derive.observe(store, final, supporting)
         if observation is not None:
             outcome.touch(observation)
+    if new_facts:  # the episode is also found by the facts linked to it
+        graph_writes.refresh_facts(store, graph.uuid, [episode.uuid])
     for node in touched.values():
         updated = derive.node_summary(store, node)
         if updated is not node:
@@ -489,7 +491,7 @@ def _edge(
                 return None
             node = resolver.resolve(name, [])
             if resolver.created:
-                ctx.store.insert(resolver.created)
+                resolver.created = graph_writes.insert_nodes(ctx.store, resolver.created)
                 outcome.nodes_created += len(resolver.created)
                 for created in resolver.created:
                     outcome.touch(created)

@@ -11,7 +11,7 @@ which database is underneath.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
@@ -47,8 +47,9 @@ class Records(ABC):
     def insert(self, records: Sequence[Record]) -> None: ...
 
     @abstractmethod
-    def update(self, record: Record) -> None:
-        """Replace the stored row with the same uuid."""
+    def update(self, record: Record, fields: Collection[str] | None = None) -> None:
+        """Replace the stored row with the same uuid, except its derived fields
+        (``derived_fields``: their writers keep them); with ``fields``, write only those."""
 
     @abstractmethod
     def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None: ...

@@ -316,7 +316,9 @@ def message(e: m.Episode) -> MessageWire:
 def episode(
     e: m.Episode, g: m.Graph, score: float | None = None, relevance: float | None = None
 ) -> EpisodeWire:
-    return EpisodeWire(**e.model_dump(), user_uuid=g.user_uuid, score=score, relevance=relevance)
+    # What the episode is searched by is the index's, not the API's.
+    fields = e.model_dump(exclude=set(m.Episode.derived_fields))
+    return EpisodeWire(**fields, user_uuid=g.user_uuid, score=score, relevance=relevance)
 
 
 def observation(

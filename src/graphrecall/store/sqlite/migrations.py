@@ -51,8 +51,9 @@ CHANGE_LOG = "text_index_changes"
 # Every row written to a table with in-memory filter columns (filter_columns.py), by
 # rowid, whichever connection wrote it: a copy catches up from here.
 ROW_LOG = "row_changes"
-# An episode's ``search_context``: the last CONTEXT_MESSAGES messages before it in its
-# thread, CONTEXT_CHARS characters of each.
+# How migrations 7 and 13 filled ``search_context`` and ``search_replies`` of existing
+# episodes (the last CONTEXT_MESSAGES messages before it in its thread, CONTEXT_CHARS
+# characters of each): ingest/indexed_text.py's definition, which writers use since 16.
 CONTEXT_MESSAGES = 2
 CONTEXT_CHARS = 300
 
@@ -152,6 +153,27 @@ _DROP_EPISODE_FTS = """
     DROP TRIGGER episodes_fts_update;
     DROP TABLE episodes_fts;
 """
+
+# The triggers that computed search columns (migrations 10, 11, 13), and the episode
+# index's, which re-indexed the neighbours of a message (dropped by migration 16).
+_DROP_EPISODE_TRIGGERS = "".join(
+    f"DROP TRIGGER {name};\n"
+    for name in (
+        "episodes_fts_insert",
+        "episodes_fts_delete",
+        "episodes_fts_update",
+        "episodes_neighbours_update",
+        "episode_facts_link",
+        "episode_facts_unlink",
+        "episode_facts_edge_insert",
+        "episode_facts_edge_update",
+        "nodes_degree_edge_insert",
+        "nodes_degree_edge_delete",
+        "nodes_degree_edge_update",
+        "nodes_degree_node_insert",
+        "nodes_degree_node_move",
+    )
+)
 
 
 def _episode_index_row(action: str, row: str, columns: str) -> str:
@@ -568,6 +590,24 @@ MIGRATIONS: list[str] = [
     }
     {_row_log_triggers("episodes", "thread_uuid, role, source, created_at")}
     {_row_log_triggers("nodes", "name, created_at")}
+    """,
+    # 16: what a record is searched by is computed above the store (ingest/indexed_text.py,
+    # ingest/degree.py) and written as ordinary columns by the writers of episodes, edges,
+    # links and nodes (ingest/graph_writes.py): the triggers that computed an episode's
+    # context, reply and facts and a node's degree go, their values stay. The episode
+    # index's triggers only copy the columns, each of the five when it is written.
+    _DROP_EPISODE_TRIGGERS
+    + f"""
+    CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
+    {_episode_index_row("insert", "new", _EPISODE_FTS_COLUMNS)}
+    END;
+    CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes BEGIN
+    {_episode_index_row("delete", "old", _EPISODE_FTS_COLUMNS)}
+    END;
+    CREATE TRIGGER episodes_fts_update AFTER UPDATE OF {_EPISODE_FTS_COLUMNS} ON episodes BEGIN
+    {_episode_index_row("delete", "old", _EPISODE_FTS_COLUMNS)}
+    {_episode_index_row("insert", "new", _EPISODE_FTS_COLUMNS)}
+    END;
     """,
 ]
 

@@ -15,7 +15,7 @@ This class only builds them and answers each method of the interface from one of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -74,8 +74,8 @@ class SQLiteStore(Store):
     def insert(self, records: Sequence[Record]) -> None:
         self._records.insert(records)
 
-    def update(self, record: Record) -> None:
-        self._records.update(record)
+    def update(self, record: Record, fields: Collection[str] | None = None) -> None:
+        self._records.update(record, fields)
 
     def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None:
         return self._records.get(kind, uuid, scope)
