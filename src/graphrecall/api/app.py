@@ -41,7 +41,7 @@ from graphrecall.store import open_store
 
 # The Zep routers, those callers hit most first. Routes are matched one by one, in order
 # (~5 µs a route, ~20 µs a router's turn on FastAPI 0.165): the health probe, the Memory
-# Engine face and these go before the 501 stubs of the Zep routes not built. No two
+# Engine face and these go before the 405 stubs of the Zep routes not built. No two
 # routes can match the same request (tests/api/test_app.py), so the order changes no
 # match, only the time spent finding it.
 ZEP_ROUTERS = (
@@ -147,6 +147,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 def _add_unbuilt_routes(app: FastAPI, prefix: str) -> None:
+    """A route of the Zep v4 API that graphrecall does not build answers 405 at once.
+
+    Not 501: the zep-cloud SDK retries every 5xx (and 408, 409, 429) with back-off, so a
+    501 kept the caller waiting ~3 s before the message. 405 is not retried and is not
+    one of the statuses the SDK types (400, 404), so no caller mistakes it for a missing
+    record or a bad field. ``Allow`` lists the methods graphrecall serves on that path.
+    """
     # Read off the routers: FastAPI 0.165 lists an included router as one entry of
     # app.routes, not as its routes.
     built = {
@@ -160,13 +167,18 @@ def _add_unbuilt_routes(app: FastAPI, prefix: str) -> None:
         if (method, path) in built:
             continue
         full = prefix + path
+        allow = ", ".join(sorted(m for m, p in built if p == path))
 
-        async def not_built(request: Request, _m: str = method, _p: str = path) -> JSONResponse:
-            return errors.error_response(
+        async def not_built(
+            request: Request, _m: str = method, _p: str = path, _allow: str = allow
+        ) -> JSONResponse:
+            response = errors.error_response(
                 request,
-                501,
+                405,
                 "not_implemented",
-                f"{_m} {_p} is part of the Zep v4 API but graphrecall does not implement it yet",
+                f"{_m} {_p} is part of the Zep v4 API, not implemented by graphrecall",
             )
+            response.headers["Allow"] = _allow
+            return response
 
         app.add_api_route(full, not_built, methods=[method], include_in_schema=False)
