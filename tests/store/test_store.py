@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -159,25 +160,75 @@ def test_embeddings_round_trip_and_missing(store: Store) -> None:
     assert store.get_embeddings(Node, [a.uuid]) == {}
 
 
-def test_task_queue_claims_oldest_and_requeues(store: Store) -> None:
+def _queue(store: Store, count: int, graph: str | None = None) -> list[Task]:
     stamp = clock.now()
     tasks = [
         Task(
             uuid=new_id(),
             project_uuid="p",
+            graph_uuid=graph or new_id(),
             type="graph.add",
+            payload={"episodes": [new_id()]},
             created_at=clock.now(),
             updated_at=stamp,
         )
-        for _ in range(2)
+        for _ in range(count)
     ]
     store.insert(tasks)
-    claimed = store.claim_task()
-    assert claimed is not None and claimed.uuid == tasks[0].uuid
-    assert claimed.status == "processing"
-    assert store.requeue_unfinished() == 1
-    again = store.claim_task()
-    assert again is not None and again.uuid == tasks[0].uuid
+    return tasks
+
+
+def _claim(store: Store, owner: str, lease: float = 60.0, max_tasks: int = 16) -> list[Task]:
+    return store.claim_run(
+        owner,
+        lease_seconds=lease,
+        batchable=frozenset({"graph.add"}),
+        max_tasks=max_tasks,
+        max_episodes=256,
+    )
+
+
+def test_task_queue_claims_oldest_under_a_lease(store: Store) -> None:
+    tasks = _queue(store, 2)
+    (claimed,) = _claim(store, "a")
+    assert claimed.uuid == tasks[0].uuid and claimed.status == "processing"
+    (other,) = _claim(store, "b")
+    assert other.uuid == tasks[1].uuid
+    assert _claim(store, "c") == []
+    # Live leases are left alone: a restarting worker does not take a running one's tasks.
+    assert store.requeue_expired() == 0
+    assert store.renew_leases("a", [claimed.uuid, other.uuid], 60.0) == [claimed.uuid]
+
+
+def test_a_graph_run_is_claimed_whole_and_in_order(store: Store) -> None:
+    graph = new_id()
+    tasks = _queue(store, 3, graph)
+    run = _claim(store, "a", max_tasks=2)
+    assert [t.uuid for t in run] == [t.uuid for t in tasks[:2]]
+    assert _claim(store, "b") == []  # the graph's next task waits for this run
+
+
+def test_an_expired_lease_is_taken_over_and_only_its_holder_finishes(store: Store) -> None:
+    (task,) = _queue(store, 1)
+    (held,) = _claim(store, "dead", lease=0.0)
+    time.sleep(0.01)
+    (taken,) = _claim(store, "alive")
+    assert taken.uuid == task.uuid
+    assert store.renew_leases("dead", [task.uuid], 60.0) == []
+    done = taken.model_copy(update={"status": "succeeded", "completed_at": clock.now()})
+    assert not store.finish_task(held.model_copy(update={"status": "failed"}), "dead")
+    assert store.finish_task(done, "alive")
+    stored = store.get(Task, task.uuid)
+    assert stored is not None and stored.status == "succeeded"
+    assert not store.finish_task(done, "alive")  # finished once
+
+
+def test_requeue_expired_returns_dead_workers_tasks(store: Store) -> None:
+    _queue(store, 1)
+    _claim(store, "dead", lease=0.0)
+    time.sleep(0.01)
+    assert store.requeue_expired() == 1
+    assert [t.status for t in store.find(Task, {})] == ["pending"]
 
 
 def test_episode_delete_removes_its_links(store: Store) -> None:

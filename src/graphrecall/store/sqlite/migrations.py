@@ -572,6 +572,13 @@ MIGRATIONS: list[str] = [
     {_row_log_triggers("episodes", "thread_uuid, role, source, created_at")}
     {_row_log_triggers("nodes", "name, created_at")}
     """,
+    # 17 (16 on a branch without the other migration 16): task leases (queue.py). A claimed
+    # task is held by one worker process until ``lease_expires`` (unix seconds); the holder
+    # renews it while working, and only an expired lease is taken over.
+    """
+    ALTER TABLE tasks ADD COLUMN lease_owner TEXT;
+    ALTER TABLE tasks ADD COLUMN lease_expires REAL;
+    """,
 ]
 
 

@@ -55,6 +55,7 @@ from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.base import STANDARD_BM25, Bm25, R, Scope, Store, Vector
 from graphrecall.store.sqlite import bm25 as bm25_scores
 from graphrecall.store.sqlite import fulltext, term_index
+from graphrecall.store.sqlite import queue as task_queue
 from graphrecall.store.sqlite.filter_columns import Columns, FilterColumns, covers
 from graphrecall.store.sqlite.migrations import (
     CHANGE_LOG,
@@ -1356,28 +1357,40 @@ class SQLiteStore(Store):
         return self._from_row(ApiKey, rows[0]) if rows else None
 
     # -- task queue ------------------------------------------------------------------
-    def claim_task(self) -> Task | None:
+    def claim_run(
+        self,
+        owner: str,
+        *,
+        lease_seconds: float,
+        batchable: frozenset[str],
+        max_tasks: int,
+        max_episodes: int,
+    ) -> list[Task]:
         with self.transaction():
-            rows = self._conn.execute(
-                "SELECT * FROM tasks t WHERE status = 'pending' ORDER BY created_at, uuid LIMIT 1"
-            ).fetchall()
-            if not rows:
-                return None
-            task = self._from_row(Task, rows[0])
-            stamp = clock.now()
-            task = task.model_copy(
-                update={"status": "processing", "started_at": stamp, "updated_at": stamp}
+            return task_queue.claim_run(
+                self._conn,
+                lambda row: self._from_row(Task, row),
+                owner=owner,
+                now=time.time(),
+                lease_seconds=lease_seconds,
+                batchable=batchable,
+                max_tasks=max_tasks,
+                max_episodes=max_episodes,
             )
-            self.update(task)
-            return task
 
-    def requeue_unfinished(self) -> int:
+    def renew_leases(self, owner: str, uuids: Sequence[str], lease_seconds: float) -> list[str]:
         with self.transaction():
-            cur = self._conn.execute(
-                "UPDATE tasks SET status = 'pending', updated_at = ? WHERE status = 'processing'",
-                [clock.now()],
+            return task_queue.renew(
+                self._conn, owner, uuids, now=time.time(), lease_seconds=lease_seconds
             )
-            return cur.rowcount
+
+    def finish_task(self, task: Task, owner: str) -> bool:
+        with self.transaction():
+            return task_queue.finish(self._conn, task, owner)
+
+    def requeue_expired(self) -> int:
+        with self.transaction():
+            return task_queue.requeue_expired(self._conn, time.time())
 
 
 def _encode_cursor(page: PageRequest, key: Any, uuid: str) -> str:
