@@ -264,6 +264,10 @@ def build_parser() -> argparse.ArgumentParser:
     retry.add_argument("task", nargs="?", help="task uuid (default: every failed task)")
     task_cmd.set_defaults(func=cmd_tasks)
 
+    from graphrecall import cli_everyday
+
+    cli_everyday.add_commands(sub)
+
     # Benchmarks: one subcommand each.
     from graphrecall.bench import search as bench_search
 

@@ -37,7 +37,7 @@ from graphrecall.library.zep import (
     ThreadClient,
     UserClient,
 )
-from graphrecall.services import projects, spaces
+from graphrecall.services import projects, spaces, stats
 from graphrecall.services.context import Context
 from graphrecall.services.spaces import Caller
 
@@ -128,6 +128,11 @@ class GraphRecall:
             if time.monotonic() >= deadline:
                 raise TimeoutError(f"task {uuid} still {found.status} after {timeout:g} s")
             time.sleep(poll)
+
+    def stats(self, graph_uuid: str | None = None) -> dict[str, Any]:
+        """Record counts, ingestion tasks and index state: of one graph (a graph or user
+        uuid), or of every graph of the project."""
+        return stats.stats(self._context, self._project, graph_uuid)
 
     # -- lifetime ------------------------------------------------------------------------------
 
