@@ -36,7 +36,7 @@ def _graph_of(gr: Any, args: argparse.Namespace) -> str:
 def _console(stderr: bool = False) -> Any:
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False)
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
 # -- import --------------------------------------------------------------------------------
