@@ -146,7 +146,8 @@ def cmd_keys(args: argparse.Namespace) -> int:
         elif args.keys_command == "list":
             for key, project in projects.list_keys(store):
                 state = f"revoked {key.revoked_at}" if key.revoked_at else "active"
-                print(f"{key.uuid}  {key.prefix}…  project={project.name}  {state}")
+                name = key.name or "-"
+                print(f"{key.uuid}  {key.prefix}…  name={name}  project={project.name}  {state}")
         elif args.keys_command == "revoke":
             revoked = projects.revoke_key(store, args.key)
             print(f"revoked {revoked.uuid}")
@@ -214,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--no-worker",
         action="store_true",
-        help="serve the API only; run ingestion in separate `graphrecall worker` processes",
+        help="serve the API only; run ingestion in separate 'graphrecall worker' processes",
     )
     serve.set_defaults(func=cmd_serve)
 
@@ -235,19 +236,27 @@ def build_parser() -> argparse.ArgumentParser:
     keys.add_argument("--db", help="database path", default=argparse.SUPPRESS)
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)
     create = keys_sub.add_parser("create", help="create a key and print it once")
-    create.add_argument("--project", default=projects.DEFAULT_PROJECT)
-    create.add_argument("--name")
+    create.add_argument(
+        "--project",
+        default=projects.DEFAULT_PROJECT,
+        help="the project (tenant) the key acts in; made if missing (default: default)",
+    )
+    create.add_argument("--name", help="a label shown by 'keys list' and 'me apikey list'")
     keys_sub.add_parser("list", help="list keys (never their secret)")
     revoke = keys_sub.add_parser("revoke", help="revoke a key by uuid or prefix")
-    revoke.add_argument("key")
+    revoke.add_argument("key", help="the key's uuid or its 8-character prefix (see 'keys list')")
     keys.set_defaults(func=cmd_keys)
 
     spaces_cmd = sub.add_parser("spaces", help="Memory Engine spaces (the X-Me-Space slugs)")
     spaces_cmd.add_argument("--db", help="database path", default=argparse.SUPPRESS)
     spaces_sub = spaces_cmd.add_subparsers(dest="spaces_command", required=True)
     space_create = spaces_sub.add_parser("create", help="create a space and print its slug")
-    space_create.add_argument("name")
-    space_create.add_argument("--project", default=projects.DEFAULT_PROJECT)
+    space_create.add_argument("name", help="the space's display name")
+    space_create.add_argument(
+        "--project",
+        default=projects.DEFAULT_PROJECT,
+        help="the project whose keys may use the space (default: default)",
+    )
     spaces_sub.add_parser("list", help="list spaces")
     spaces_cmd.set_defaults(func=cmd_spaces)
 

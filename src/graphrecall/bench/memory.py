@@ -223,7 +223,7 @@ def _measure(call: Callable[[dict[str, Any]], int], params: list[dict[str, Any]]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", type=int, default=100_000, help="memories (default 100000)")
     parser.add_argument("--queries", type=int, default=100, help="questions per mode")
-    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=7, help="random seed of the corpus (default 7)")
     parser.add_argument("--out", type=Path, default=Path("bench-out"), help="output directory")
     parser.add_argument("--no-rpc", action="store_true", help="skip the HTTP layer")
 
