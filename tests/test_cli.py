@@ -4,9 +4,11 @@ and the fix, exit code 2, and nothing printed as serving."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -115,3 +117,56 @@ def test_an_unwritable_database_is_named_with_the_fix(tmp_path: Path, case: str)
     assert "read-only" in done.stderr or "not writable" in done.stderr
     assert "Traceback" not in done.stderr and "serving" not in done.stdout
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_serve_warms_the_models_before_it_says_it_serves(tmp_path: Path) -> None:
+    """A first start on an empty model cache: the integer-kernel model is built and spaCy
+    loaded before "serving" is printed, so the first request waits for nothing; the log
+    is one line per start-up phase, without the libraries' own INFO chatter."""
+    import httpx
+    from zep_cloud import Zep
+
+    from tests.conftest import API_KEY, _free_port
+
+    cache = tmp_path / "models"
+    port = _free_port()
+    env = {
+        **os.environ,
+        "GRAPHRECALL_MODEL_CACHE": str(cache),
+        "GRAPHRECALL_API_KEY": API_KEY,
+        "GRAPHRECALL_LOG_LEVEL": "info",
+    }
+    args = ["serve", "--db", str(tmp_path / "first.db"), "--port", str(port)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graphrecall", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith(f"graphrecall serving http://127.0.0.1:{port}/api/v4"), line
+        assert len(list(cache.glob("minilm-*.onnx"))) == 1  # built before serving
+        health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5)
+        assert health.status_code == 200 and health.json()["ready"] is True
+        zep = Zep(api_key=API_KEY, base_url=f"http://127.0.0.1:{port}/api/v4", max_retries=0)
+        graph = zep.graph.create(name="first")
+        started = time.monotonic()
+        zep.graph.search_edges(graph.uuid_, query="where does Ada live")
+        # The SDK's default timeout is 5 s (a first search that built the model took 6.6).
+        assert time.monotonic() - started < 5
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    phases = [ln.split("graphrecall.startup ", 1)[1] for ln in err.splitlines() if "startup" in ln]
+    assert [p.split(":")[0] for p in phases] == [
+        "database open",
+        "embedder ready",
+        "extractor ready",
+        "date parser ready",
+    ]
+    assert all(re.fullmatch(r"[a-z -]+: \d+\.\d\d s", p) for p in phases), phases
+    noise = [ln for ln in err.splitlines() if "faiss" in ln or "onnxruntime" in ln.lower()]
+    assert not noise, noise
