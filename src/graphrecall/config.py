@@ -36,7 +36,7 @@ class Settings(BaseSettings):
     # When set, ``serve`` makes sure this key exists (tests, containers).
     api_key: str | None = Field(default=None, min_length=MIN_API_KEY_LENGTH)
     # When set, ``serve`` makes sure a Memory Engine space with this 12-char slug exists.
-    space: str | None = None
+    space: str | None = Field(default=None, pattern=r"^[a-z0-9]{12}$")
     # ``minilm``: the bundled offline model on integer kernels (ml/quantize.py);
     # ``minilm-exact``: its shipped weights as they are; ``none``: lexical-only.
     embedder: Literal["minilm", "minilm-exact", "none"] = "minilm"
@@ -100,6 +100,8 @@ def describe(exc: ValidationError, overrides: dict[str, Any] | None = None) -> s
     for error in exc.errors():
         field = str(error["loc"][0]) if error["loc"] else ""
         message = str(error["msg"]).removeprefix("Value error, ")
+        if error["type"] == "string_pattern_mismatch" and field == "space":
+            message = "must be 12 lowercase letters or digits (graphrecall spaces list)"
         if not field:
             problems.append(message)
             continue

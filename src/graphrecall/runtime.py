@@ -78,8 +78,15 @@ class Warmable(Protocol):
 def make_embedder(settings: Settings) -> Embedder | None:
     if settings.embedder == "none":
         return None
+    return minilm(settings)
+
+
+def minilm(settings: Settings | None = None) -> MiniLMEmbedder:
+    """The bundled embedder as the settings configure it (integer kernels unless
+    ``minilm-exact``); benchmarks measure it even where ``GRAPHRECALL_EMBEDDER=none``."""
+    settings = settings or load_settings()
     return MiniLMEmbedder(
-        quantize=settings.embedder == "minilm",
+        quantize=settings.embedder != "minilm-exact",
         threads=settings.embed_threads,
         model_cache=settings.model_cache,
     )

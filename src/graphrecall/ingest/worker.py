@@ -217,6 +217,8 @@ class Worker:
 
     def _claim(self) -> list[Task]:
         run = claim_run(self.store, owner=self.owner, lease_seconds=self.lease_seconds)
+        if run:
+            log.debug("claimed %s", " ".join(t.uuid for t in run))
         with self._held_lock:
             self._held.update(t.uuid for t in run)
         return run
