@@ -5,6 +5,7 @@ arguments give the same results, field for field (ids and creation times aside).
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -199,3 +200,12 @@ def test_memory_engine_operations_in_process(library: GraphRecall) -> None:
         library.memory.create("x", tree="/bad tree")
     assert bad.value.param == "tree"
     assert library.memory.delete(made.id) is True
+
+
+def test_the_readme_library_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(), flags=re.S)
+    example = next(b for b in blocks if "GraphRecall(" in b)
+    monkeypatch.chdir(tmp_path)  # its memory.db goes here
+    exec(compile(example, "README library example", "exec"), {})
+    assert (tmp_path / "memory.db").exists()
