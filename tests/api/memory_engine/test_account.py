@@ -4,12 +4,15 @@ here answers an error that says so."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import time
 from typing import Any
 
 import httpx
 
 from tests.api.memory_engine.conftest import SPACE, Me, base
-from tests.conftest import Server
+from tests.conftest import Server, _free_port
 
 
 def user_rpc(server: Server, method: str, params: Any = None, key: str | None = None) -> Any:
@@ -105,3 +108,42 @@ def test_space_members_are_the_project_keys(me: Me) -> None:
     members = me.json("space", "members", "--kind", "all")["members"]
     assert {"name": "from environment", "kind": "s"}.items() <= members[0].items()
     assert me.json("space", "members")["members"] == []  # no user accounts
+
+
+def test_me_serve_web_ui_reaches_graphrecall(me: Me, me_server: Server) -> None:
+    """`me serve` (the client's local web UI) proxies its JSON-RPC to this server."""
+    port = _free_port()
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(me.home),
+        "ME_SERVER": base(me_server),
+        "ME_API_KEY": me_server.api_key,
+        "ME_SPACE": SPACE,
+        "NO_COLOR": "1",
+    }
+    process = subprocess.Popen(
+        [str(me.binary), "serve", "--port", str(port), "--no-open"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    ui = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{ui}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        page = httpx.get(ui, timeout=10)
+        assert page.status_code == 200 and "<title>Memory Engine</title>" in page.text
+        call = {"jsonrpc": "2.0", "id": 1, "method": "memory.tree", "params": {}}
+        tree = httpx.post(f"{ui}/rpc", json=call, timeout=30).json()
+        assert "nodes" in tree["result"]
+        call = {"jsonrpc": "2.0", "id": 2, "method": "space.list", "params": {}}
+        listed = httpx.post(f"{ui}/api/v1/user/rpc", json=call, timeout=30).json()
+        assert SPACE in [s["slug"] for s in listed["result"]["spaces"]]
+    finally:
+        process.terminate()
+        process.wait(15)
