@@ -28,7 +28,8 @@ class SettingsError(ValueError):
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True)
+    # An empty variable counts as unset (GRAPHRECALL_MODEL_CACHE= is not the current folder).
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, env_ignore_empty=True)
 
     db: str = Field(default_factory=lambda: str(default_db_path()), min_length=1)
     host: str = Field(default="127.0.0.1", min_length=1)
