@@ -83,6 +83,10 @@ class Settings(BaseSettings):
         return self
 
 
+# Command-line options whose name is not their field's.
+OPTIONS = {"worker_threads": "--threads"}
+
+
 def env_name(field: str) -> str:
     return ENV_PREFIX + field.upper()
 
@@ -106,7 +110,8 @@ def describe(exc: ValidationError, overrides: dict[str, Any] | None = None) -> s
         if not field:
             problems.append(message)
             continue
-        source = f"--{field.replace('_', '-')}" if field in (overrides or {}) else env_name(field)
+        option = OPTIONS.get(field, f"--{field.replace('_', '-')}")
+        source = option if field in (overrides or {}) else env_name(field)
         value = error.get("input")
         shown = "" if field.endswith("api_key") else f" (got {value!r})"
         problems.append(f"{source}: {message}{shown}")
