@@ -65,6 +65,11 @@ def test_other_commands_name_the_variable_too(
     assert "GRAPHRECALL_EMBED_THREADS: Input should be a valid integer" in capsys.readouterr().err
 
 
+def test_a_bad_option_is_named_as_typed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["worker", "--threads", "0"]) == 2
+    assert "--threads: Input should be greater than or equal to 1" in capsys.readouterr().err
+
+
 def test_a_database_under_a_file_is_named(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -326,6 +326,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SettingsError, StartupError) as exc:  # the user fixes these outside graphrecall
         print(f"graphrecall: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    except KeyboardInterrupt:  # Ctrl-C while starting (the models can take seconds)
+        return 130
     except Exception as exc:  # a CLI user gets a message, not a traceback
         if _debug():
             raise

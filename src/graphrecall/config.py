@@ -28,7 +28,8 @@ class SettingsError(ValueError):
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True)
+    # An empty variable counts as unset (GRAPHRECALL_MODEL_CACHE= is not the current folder).
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, env_ignore_empty=True)
 
     db: str = Field(default_factory=lambda: str(default_db_path()), min_length=1)
     host: str = Field(default="127.0.0.1", min_length=1)
@@ -82,6 +83,10 @@ class Settings(BaseSettings):
         return self
 
 
+# Command-line options whose name is not their field's.
+OPTIONS = {"worker_threads": "--threads"}
+
+
 def env_name(field: str) -> str:
     return ENV_PREFIX + field.upper()
 
@@ -105,7 +110,8 @@ def describe(exc: ValidationError, overrides: dict[str, Any] | None = None) -> s
         if not field:
             problems.append(message)
             continue
-        source = f"--{field.replace('_', '-')}" if field in (overrides or {}) else env_name(field)
+        option = OPTIONS.get(field, f"--{field.replace('_', '-')}")
+        source = option if field in (overrides or {}) else env_name(field)
         value = error.get("input")
         shown = "" if field.endswith("api_key") else f" (got {value!r})"
         problems.append(f"{source}: {message}{shown}")

@@ -46,7 +46,7 @@ def open_database(settings: Settings) -> Store:
     location = settings.db
     fix = f"choose another with --db or {env_name('db')}"
     if not location.startswith(("postgres://", "postgresql://")):
-        path = Path(location.removeprefix("sqlite:///")).expanduser()
+        path = Path(location.removeprefix("sqlite:///"))
         folder = path.parent
         existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
         if existing is not None and not existing.is_dir():

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -136,3 +137,75 @@ def test_two_worker_processes_share_one_database_without_loss_or_repeats(
         f" duplicates {len(repeats)}, lost {len(every - set(both))},"
         f" enqueued in {enqueued:.1f} s, all done in {elapsed:.1f} s"
     )
+
+
+def test_a_killed_workers_tasks_are_taken_over_when_its_lease_expires(tmp_path: Path) -> None:
+    """A worker killed mid-run (no chance to clean up) leaves its tasks ``processing``; a
+    worker started later leaves them alone while the lease runs, then takes them over.
+    Every message ends processed once, every task succeeded."""
+    from graphrecall import runtime
+    from graphrecall.config import Settings
+    from graphrecall.domain.inputs import MessageCreate, MessagesAdd, UserCreate
+    from graphrecall.services import projects, threads, users
+
+    db = tmp_path / "crash.db"
+    lease = 4.0
+    env = {
+        **os.environ,
+        "GRAPHRECALL_LOG_LEVEL": "debug",
+        "GRAPHRECALL_WORKER_THREADS": "1",
+        "GRAPHRECALL_TASK_LEASE_SECONDS": str(lease),
+    }
+    count = 60
+    with runtime.build(Settings(db=str(db), embedder="none", extractor="none")) as rt:
+        project = projects.get_or_create_project(rt.store)
+        user = users.create_user(rt.context, project, UserCreate(user_id="crash", first_name="Ada"))
+        thread = threads.create_thread(rt.context, project, user.uuid)
+        for n in range(count):
+            body = MessagesAdd(messages=[MessageCreate(role="user", content=message(0, n))])
+            threads.add_messages(rt.context, project, thread.uuid, body)
+    first = start_worker(db, env)
+    try:
+        wait_ready(first)
+        deadline = time.monotonic() + 120
+        while open_counts(db)["processing"] < 2 and time.monotonic() < deadline:  # a run
+            time.sleep(0.01)
+        first.kill()  # SIGKILL: its leases are neither released nor renewed
+        first.wait(10)
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+            held = dict(
+                conn.execute("SELECT uuid, lease_expires FROM tasks WHERE status = 'processing'")
+            )
+        assert held
+        second = start_worker(db, env)
+        killed_at = time.monotonic()
+        wait_ready(second)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            counts = open_counts(db)
+            if counts["pending"] == counts["processing"] == 0:
+                break
+            time.sleep(0.2)
+        finished = time.monotonic() - killed_at
+    finally:
+        for proc in (first, second):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        _, second_err = second.communicate(timeout=60)
+        first.communicate(timeout=10)
+    every = count + 1  # the user's own task too
+    assert open_counts(db) == Counter({"succeeded": every})
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        assert conn.execute("SELECT count(*), sum(processed) FROM episodes").fetchone() == (
+            count,
+            count,
+        )
+    # The second worker took over the killed one's tasks, and only once their lease expired.
+    claims = {
+        uuid: datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S,%f").timestamp()
+        for stamp, uuids in re.findall(r"^(\S+ \S+) DEBUG \S+ claimed (.+)$", second_err, re.M)
+        for uuid in uuids.split()
+    }
+    assert set(held) <= set(claims)
+    assert all(claims[uuid] >= expires - 0.05 for uuid, expires in held.items())
+    print(f"\n{len(held)} task(s) taken over; all {every} done {finished:.1f} s after the kill")
