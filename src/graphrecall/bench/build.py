@@ -29,12 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from graphrecall import runtime
 from graphrecall.bench.synthetic import GENERATOR_VERSION, SyntheticGraph, generate
 from graphrecall.domain.models import Edge, Episode, Node, Record
 from graphrecall.ingest.degree import degrees
 from graphrecall.ingest.embedding import text_of
 from graphrecall.ingest.indexed_text import facts_text, thread_texts
-from graphrecall.ml.embedder import Embedder, MiniLMEmbedder
+from graphrecall.ml.embedder import Embedder
 from graphrecall.store import open_store
 from graphrecall.store.base import Store
 
@@ -169,7 +170,7 @@ def _build(
         insert_s = time.perf_counter() - started
         log(f"[{size:,}] inserted records and provenance links in {insert_s:.1f} s")
 
-        embedder = MiniLMEmbedder()
+        embedder = runtime.minilm()
         embed_s, embedded, derive_s = 0.0, 0, 0.0
         vectors = vector_counts(graph, embed_cap)
         for embedded_kind in KINDS:

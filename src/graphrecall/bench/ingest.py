@@ -295,12 +295,15 @@ def ingest_offline(
 def timed_models() -> tuple[TimedEmbedder, TimedExtractor, float]:
     """The offline embedder and extractor, loaded (their one-off load is reported, not
     counted as throughput) and wrapped to time what the pipeline asks of them."""
-    from graphrecall.ml.embedder import MiniLMEmbedder
-    from graphrecall.ml.offline_extractor import OfflineExtractor
+    from graphrecall import runtime
+    from graphrecall.config import load_settings
 
-    model = MiniLMEmbedder()
+    settings = load_settings(extractor="offline")
+    model = runtime.minilm(settings)
     embedder = TimedEmbedder(model)
-    extractor = TimedExtractor(OfflineExtractor())
+    offline = runtime.make_extractor(settings)
+    assert offline is not None
+    extractor = TimedExtractor(offline)
     started = time.perf_counter()
     embedder.embed(["warm up"])
     extractor.extract([ExtractionInput(text="I moved to Paris.", reference_time="2023")])

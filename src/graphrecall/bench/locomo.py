@@ -437,13 +437,13 @@ def _baselines_in_process(db: Path, items: Sequence[Item], rows: list[dict[str, 
     """BM25-only and vector-only rankings with the engine on the server's database (read
     while the server runs: SQLite WAL lets readers in), with the options the episode
     search service would use, minus the other legs."""
-    from graphrecall.ml.embedder import MiniLMEmbedder
+    from graphrecall import runtime
     from graphrecall.retrieval import engine
     from graphrecall.services.search import SearchParams, options
     from graphrecall.store import open_store
 
     store: Store = open_store(db)
-    embedder = MiniLMEmbedder()
+    embedder = runtime.minilm()
     spec = scopes.SCOPES["episodes"]
     try:
         for b in (b for b in BASELINES if b.layer == "engine"):

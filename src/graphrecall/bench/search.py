@@ -360,27 +360,17 @@ def _progress(size: int, m: Measurement) -> None:
 def _in_process(
     db: Path, built: Built, queries: Sequence[Query], plan: Plan, extra: dict[str, Any]
 ) -> list[Measurement]:
-    from graphrecall.config import Settings
+    from graphrecall import runtime
+    from graphrecall.config import load_settings
     from graphrecall.domain.models import Project
-    from graphrecall.ml.cross_encoder import load_cross_encoder
-    from graphrecall.ml.embedder import MiniLMEmbedder
     from graphrecall.retrieval import engine
     from graphrecall.services import search
-    from graphrecall.services.context import Context
-    from graphrecall.store import open_store
 
-    settings = Settings()
-    store = open_store(db)
-    embedder = MiniLMEmbedder()
-    ctx = Context(
-        store=store,
-        embedder=embedder,
-        cross_encoder=load_cross_encoder(
-            settings.cross_encoder,
-            model=settings.cross_encoder_model,
-            api_key=settings.cross_encoder_api_key,
-        ),
-    )
+    settings = load_settings(db=str(db))
+    embedder = runtime.minilm(settings)
+    models = runtime.Models(embedder, None, runtime.make_cross_encoder(settings))
+    rt = runtime.build(settings, models=models)
+    store, ctx = rt.store, rt.context
     project = store.get(Project, built.graph.project.uuid)
     assert project is not None
     graph_uuid = built.graph.graph.uuid
@@ -449,7 +439,7 @@ def _in_process(
                 out.append(_timed_case(case, "service", call_service, queries, plan, size))
         extra["indexes_after_engine"] = store_index_status(store)
     finally:
-        store.close()
+        rt.close()
     return out
 
 

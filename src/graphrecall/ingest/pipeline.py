@@ -160,6 +160,11 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
                 # Counted only once committed: a failed episode leaves no trace.
                 outcome = Outcome()
                 with store.transaction():
+                    current = store.get(Episode, episode.uuid, {"graph_uuid": graph.uuid})
+                    if current is None or current.processed:
+                        # Done meanwhile by a worker that took this task over when this
+                        # one's lease ran out (or deleted): applying it again would double it.
+                        continue
                     extraction = extractions.get(i)
                     if extraction is not None:
                         _apply(

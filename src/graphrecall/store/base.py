@@ -232,15 +232,40 @@ class LexicalSearch(ABC):
 
 
 class TaskQueue(ABC):
-    """Durable ingestion tasks, claimed atomically."""
+    """Durable ingestion tasks. Any number of worker processes may share a store: claiming
+    is atomic per backend (SQLite: one BEGIN IMMEDIATE transaction; Postgres: FOR UPDATE
+    SKIP LOCKED), and a claimed task is held under a lease its worker renews; an expired
+    lease is taken over."""
 
     @abstractmethod
-    def claim_task(self) -> Task | None:
-        """Atomically take the oldest pending task and mark it processing."""
+    def claim_run(
+        self,
+        owner: str,
+        *,
+        lease_seconds: float,
+        batchable: frozenset[str],
+        max_tasks: int,
+        max_episodes: int,
+    ) -> list[Task]:
+        """Atomically take the oldest pending task whose graph has no task in progress,
+        and the same graph's next pending tasks of a ``batchable`` type after it (in
+        order, up to ``max_tasks`` tasks and ``max_episodes`` payload episodes); they
+        become ``processing``, leased to ``owner`` for ``lease_seconds``. Tasks whose lease
+        expired are first put back to pending. Empty when nothing can be taken now."""
 
     @abstractmethod
-    def requeue_unfinished(self) -> int:
-        """After a restart: tasks left ``processing`` go back to ``pending``."""
+    def renew_leases(self, owner: str, uuids: Sequence[str], lease_seconds: float) -> list[str]:
+        """Extend ``owner``'s leases on these tasks; returns the uuids it still holds."""
+
+    @abstractmethod
+    def finish_task(self, task: Task, owner: str) -> bool:
+        """Record the end of a task ``owner`` holds (its status, stage, result, error and
+        times) and release the lease; False, writing nothing, if the lease was lost."""
+
+    @abstractmethod
+    def requeue_expired(self) -> int:
+        """Put tasks whose lease expired back to ``pending``; returns how many. (A live
+        worker's tasks are left alone.)"""
 
 
 class Cursors(ABC):

@@ -70,7 +70,7 @@ def test_upgrading_from_15_keeps_every_computed_value(tmp_path: Path) -> None:
     assert degrees == {"caroline": 1, "melanie": 2, "dog": 1}
     assert episodes["m3"][1] == "Melanie adopted a greyhound\nMelanie lives in Boston"
     assert episodes["m1"][0] and episodes["m1"][2]  # its question, its reply
-    assert migrate(conn) == 16
+    assert migrate(conn, 16) == 16
     assert stored_columns(conn) == before == expected_columns(conn)
     assert _computing(conn) == set()
     conn.execute("INSERT INTO episodes_fts(episodes_fts, rank) VALUES ('integrity-check', 1)")

@@ -14,6 +14,15 @@ from graphrecall.domain import models as m
 class Wire(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    @property
+    def uuid_(self) -> str:
+        """``uuid`` under the name the zep-cloud SDK's models give it (its generator
+        renames ``uuid``), so code written against the SDK reads library results too."""
+        try:
+            return str(self.__dict__["uuid"])
+        except KeyError:
+            raise AttributeError("uuid_") from None
+
 
 class ErrorBody(Wire):
     code: str

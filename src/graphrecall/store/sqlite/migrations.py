@@ -609,6 +609,13 @@ MIGRATIONS: list[str] = [
     {_episode_index_row("insert", "new", _EPISODE_FTS_COLUMNS)}
     END;
     """,
+    # 17: task leases (queue.py). A claimed task is held by one worker process until
+    # ``lease_expires`` (unix seconds); the holder renews it while working, and only an
+    # expired lease is taken over.
+    """
+    ALTER TABLE tasks ADD COLUMN lease_owner TEXT;
+    ALTER TABLE tasks ADD COLUMN lease_expires REAL;
+    """,
 ]
 
 
