@@ -227,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument(
         "--threads",
         dest="worker_threads",
+        metavar="N",
         type=int,
         help="worker threads (default: $GRAPHRECALL_WORKER_THREADS, else 2, 1 on one core)",
     )
