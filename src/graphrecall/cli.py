@@ -44,8 +44,9 @@ def _configure_logging(settings: Settings) -> None:
 
 
 def _bind(settings: Settings) -> socket.socket:
-    """The listening socket, bound before the models load so that a port in use is
-    reported at once; uvicorn serves on it."""
+    """The server's socket, bound before the models load so that a port in use is
+    reported at once; uvicorn serves on it. It listens only once the models are loaded:
+    until then a client is refused at once instead of hanging in the backlog."""
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -58,7 +59,6 @@ def _bind(settings: Settings) -> socket.socket:
             f"port {settings.port} on {settings.host} {reason}; choose another with --port or"
             f" {env_name('port')} (and --host or {env_name('host')})"
         ) from None
-    sock.listen(2048)
     sock.set_inheritable(True)
     return sock
 
@@ -97,6 +97,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         config = uvicorn.Config(app, log_level="warning")
         server = uvicorn.Server(config)
         worker = "with its ingestion worker" if run_worker else "API only (no worker)"
+        sock.listen(2048)  # true from here: connections wait for the server loop
         print(
             f"graphrecall serving http://{settings.host}:{settings.port}/api/v4"
             f" (db: {settings.db}; {worker})",
@@ -227,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument(
         "--threads",
         dest="worker_threads",
+        metavar="N",
         type=int,
         help="worker threads (default: $GRAPHRECALL_WORKER_THREADS, else 2, 1 on one core)",
     )
