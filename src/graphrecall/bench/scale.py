@@ -189,7 +189,7 @@ def chat_batch(count: int, seed: int) -> list[tuple[str, str, str, str]]:
 def ingest_batch(db: Path, built: Built, count: int, seed: int) -> dict[str, Any]:
     """Add ``count`` messages to the user's latest thread in ``db`` through the services,
     then process the queued tasks with the real pipeline, timed alone."""
-    from graphrecall.bench.ingest import drain_tasks, time_breakdown, timed_models
+    from graphrecall.bench.ingest_runs import drain_tasks, time_breakdown, timed_models
     from graphrecall.domain.inputs import MessageCreate, MessagesAdd
     from graphrecall.domain.models import Edge, Episode, Node, Project
     from graphrecall.services import threads
