@@ -74,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     samples = load(Path(args.data), args.samples)
     json_path = Path(args.json) if args.json else Path("bench-out") / "ingest.json"
-    from graphrecall.bench.search import machine
+    from graphrecall.bench.machine import machine
 
     result: dict[str, Any] = {
         "benchmark": "ingest",

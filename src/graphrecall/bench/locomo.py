@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
             "bench locomo drives the server through the zep-cloud SDK:"
             " pip install 'graphrecall[dev]'"
         ) from exc
-    from graphrecall.bench.search import machine
+    from graphrecall.bench.machine import machine
     from graphrecall.bench.server import ServerProcess
 
     if args.max_questions is not None and args.max_questions < 1:
