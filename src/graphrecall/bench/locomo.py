@@ -39,7 +39,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphrecall.bench.ingest import API_KEY, IngestedSample, ingest_sdk
+from graphrecall.bench.ingest_runs import API_KEY, IngestedSample, ingest_sdk
 from graphrecall.bench.locomo_data import Question, category_name, load
 from graphrecall.bench.locomo_report import draw_chart, table
 from graphrecall.bench.tables import latency, mean, pct, write_json
@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
             "bench locomo drives the server through the zep-cloud SDK:"
             " pip install 'graphrecall[dev]'"
         ) from exc
-    from graphrecall.bench.search import machine
+    from graphrecall.bench.machine import machine
     from graphrecall.bench.server import ServerProcess
 
     if args.max_questions is not None and args.max_questions < 1:

@@ -40,7 +40,7 @@ from graphrecall.domain.models import Memory, Space
 from graphrecall.retrieval.memory_filters import TemporalFilter
 from graphrecall.services import memory_search, projects, spaces
 from graphrecall.services.context import Context
-from graphrecall.services.memories import version_hash
+from graphrecall.services.memory_writes import version_hash
 from graphrecall.store import open_store
 
 API_KEY = "gr_bench_memory_key"
