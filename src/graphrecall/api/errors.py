@@ -6,8 +6,7 @@ Validation errors become 400 (not FastAPI's 422, which the Zep SDK does not type
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -17,15 +16,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graphrecall.domain.errors import GraphRecallError
 
-log = logging.getLogger(__name__)
-
 _HTTP_CODES = {
     400: "bad_request",
     401: "unauthorized",
     403: "permission_denied",
     404: "not_found",
     405: "method_not_allowed",
+    408: "request_timeout",
     413: "payload_too_large",
+    503: "unavailable",
     501: "not_implemented",
 }
 
@@ -37,6 +36,7 @@ def error_response(
     message: str,
     param: str | None = None,
     details: dict[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     body: dict[str, Any] = {"code": code, "message": message}
     if param is not None:
@@ -46,7 +46,7 @@ def error_response(
     request_id = getattr(request.state, "request_id", None)
     if request_id:
         body["request_id"] = request_id
-    return JSONResponse({"error": body}, status_code=status)
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
 
 
 def param_path(loc: Sequence[int | str]) -> str:
@@ -90,9 +90,9 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _HTTP_CODES.get(exc.status_code, "error")
-        return error_response(request, exc.status_code, code, str(exc.detail))
+        # A 405 keeps its ``Allow`` header (RFC 9110 requires one).
+        return error_response(request, exc.status_code, code, str(exc.detail), headers=exc.headers)
 
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return error_response(request, 500, "internal_error", "internal server error")
+    # Unhandled errors are answered by api.middleware.RequestContext: a handler for
+    # ``Exception`` here runs in Starlette's outermost middleware, which re-raises after
+    # answering, so each 500 was logged twice and closed the keep-alive connection.

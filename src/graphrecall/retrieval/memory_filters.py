@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from graphrecall.domain import jsonpath
+from graphrecall.domain import jsonpath, safe_regex
 from graphrecall.domain import predicates as p
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.tree_paths import normalize_filter
@@ -32,6 +32,7 @@ _ITEM = re.compile(
 _WORD = re.compile(r"^(?P<label>[A-Za-z0-9_-]+)(?P<mods>[@*%]*)$")
 _TXT_TOKEN = re.compile(r"\s*(?:(?P<op>[&|!()])|(?P<word>[A-Za-z0-9_-]+[@*%]*))")
 MAX_PATTERN_CHARS = 1000
+MAX_QUANTIFIER = 1000  # RE2's repeat limit; a path holds at most MAX_PATH_CHARS // 2 labels
 
 
 @dataclass(frozen=True)
@@ -124,21 +125,22 @@ _POSIX_CLASSES = {
     "print": r"\x20-\x7e",
     "graph": r"\x21-\x7e",
 }
-_ARE_ESCAPES = {r"\m": r"\b(?=\w)", r"\M": r"\b(?<=\w)", r"\y": r"\b", r"\Y": r"\B"}
+# RE2 has no lookaround, so ``\m`` / ``\M`` (start / end of a word) become ``\b``: the
+# same wherever the next (``\m``) or previous (``\M``) character of the pattern is a word
+# character, which is how they are written.
+_ARE_ESCAPES = {r"\m": r"\b", r"\M": r"\b", r"\y": r"\b", r"\Y": r"\B"}
 
 
 def grep_filter(pattern: str, *, param: str = "grep") -> p.Predicate:
-    """``content`` matches the POSIX regular expression, ignoring case."""
+    """``content`` matches the POSIX regular expression, ignoring case (run by RE2, in
+    linear time: see :mod:`graphrecall.domain.safe_regex`)."""
     if len(pattern) > MAX_PATTERN_CHARS:
         raise BadRequest(f"{param}: at most {MAX_PATTERN_CHARS} characters", param=param)
     translated = re.sub(
         r"\[:(\w+):\]", lambda m: _POSIX_CLASSES.get(m.group(1), m.group(0)), pattern
     )
     translated = re.sub(r"\\[mMyY]", lambda m: _ARE_ESCAPES[m.group(0)], translated)
-    try:
-        re.compile(translated, re.IGNORECASE)
-    except (re.error, OverflowError, RecursionError) as exc:
-        raise BadRequest(f"{param}: invalid regular expression: {exc}", param=param) from None
+    safe_regex.compile_user(translated, param=param, ignore_case=True)
     return p.Regex("content", translated, ignore_case=True)
 
 
@@ -233,6 +235,13 @@ def _quantifier(lo: str | None, comma: str | None, hi: str | None, bad: BadReque
         return ""
     if not lo and not hi:
         raise bad
+    for bound in (lo, hi):
+        # A larger count (up to 64 bits and beyond) only overflowed the regex compiler.
+        if bound and (len(bound) > 4 or int(bound) > MAX_QUANTIFIER):
+            raise BadRequest(
+                f"{bad.param}: a repeat count is at most {MAX_QUANTIFIER} (got {bound[:24]})",
+                param=bad.param,
+            )
     if comma is None:
         return "{" + lo + "}" if lo else ""
     low, high = int(lo or 0), hi

@@ -12,7 +12,6 @@ errors with ``data.code`` (VALIDATION_ERROR, NOT_FOUND, CONFLICT, ...), -32603 a
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from typing import Any
@@ -25,6 +24,7 @@ from starlette.concurrency import run_in_threadpool
 from graphrecall import __version__
 from graphrecall.api.deps import api_key_from, get_ctx
 from graphrecall.api.memory_engine.methods import METHODS
+from graphrecall.domain import validation
 from graphrecall.domain.errors import (
     BadRequest,
     Conflict,
@@ -82,6 +82,13 @@ def call(ctx: Context, caller: Caller, method: str, params: Any) -> Any:
     spec = METHODS.get(method)
     if spec is None:
         raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+    try:
+        # Depth and number range first, once for every method (and every MCP tool).
+        validation.check(params, param="", depth=1)
+    except BadRequest as exc:
+        raise RpcError(
+            INVALID_PARAMS, f"Invalid params: {exc.message}", {"param": exc.param or "params"}
+        ) from None
     try:
         parsed = spec.params.model_validate({} if params is None else params)
     except ValidationError as exc:
@@ -187,9 +194,11 @@ def _too_large() -> JSONResponse:
 
 def _respond(ctx: Context, caller: Caller, raw: bytes) -> dict[str, Any]:
     try:
-        body = json.loads(raw)
-    except ValueError:
+        body = validation.parse(raw)
+    except validation.InvalidJson:
         return _error(None, RpcError(PARSE_ERROR, "Parse error: invalid JSON"))
+    except BadRequest as exc:
+        return _error(None, RpcError(INVALID_REQUEST, f"Invalid request: {exc.message}"))
     problem = _envelope_problem(body)
     if problem:
         return _error(None, RpcError(INVALID_REQUEST, f"Invalid request: {problem}"))

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from functools import lru_cache
 from typing import Any
 
-from graphrecall.domain import jsonpath
+from graphrecall.domain import jsonpath, safe_regex
 from graphrecall.domain import predicates as p
 
 _CMP = {"eq": "=", "gt": ">", "lt": "<", "gte": ">=", "lte": "<="}
@@ -242,15 +241,10 @@ def _contains_sql(col: str, value: Any, params: list[Any]) -> str:
     return "(" + " AND ".join(parts) + ")" if parts else "1"
 
 
-@lru_cache(maxsize=256)
-def _compiled(pattern: str, ignore_case: bool) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-
-
 def _regexp(pattern: str, ignore_case: int, value: str | None) -> int:
     if value is None:
         return 0
-    return int(_compiled(pattern, bool(ignore_case)).search(value) is not None)
+    return int(safe_regex.compiled(pattern, bool(ignore_case)).search(value) is not None)
 
 
 def json_contains(doc: Any, needle: Any) -> bool:
