@@ -22,6 +22,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from graphrecall.api.app import create_app
+    from graphrecall.api.server import uvicorn_options
 
     settings = _settings(args)
     logging.basicConfig(
@@ -49,6 +50,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         host=settings.host,
         port=settings.port,
         log_level="warning",
+        **uvicorn_options(settings),
     )
     return 0
 

@@ -40,3 +40,10 @@ class Settings(BaseSettings):
     llm_concurrency: int = 4
     llm_max_retries: int = 3
     log_level: str = "info"
+    # Slow clients (docs/security.md): seconds to send a request's headers, to send its
+    # body, and to start the next request on a kept-alive connection; and the most
+    # connections served at once (beyond it, 503).
+    http_header_timeout: float = Field(default=10.0, gt=0)
+    http_body_timeout: float = Field(default=30.0, gt=0)
+    http_keep_alive_timeout: int = Field(default=5, ge=1)
+    http_max_connections: int = Field(default=1000, ge=1)

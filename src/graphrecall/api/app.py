@@ -142,7 +142,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.include_router(router, prefix=prefix, include_in_schema=documented)
     for prefix, _ in prefixes:
         _add_unbuilt_routes(app, prefix)
-    app.add_middleware(RequestContext)
+    app.add_middleware(RequestContext, body_timeout=settings.http_body_timeout)
     return app
 
 
