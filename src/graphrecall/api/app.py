@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 
 from graphrecall import __version__
-from graphrecall.api import errors, memory_engine
+from graphrecall.api import errors, memory_engine, openapi
 from graphrecall.api.middleware import RequestContext
 from graphrecall.api.zep_v4 import (
     context,
@@ -143,6 +143,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for prefix, _ in prefixes:
         _add_unbuilt_routes(app, prefix)
     app.add_middleware(RequestContext, body_timeout=settings.http_body_timeout)
+    openapi.install(app)
     return app
 
 
