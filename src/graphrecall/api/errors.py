@@ -13,6 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from graphrecall.domain.errors import GraphRecallError
 
@@ -65,6 +66,17 @@ def param_path(loc: Sequence[int | str]) -> str:
     return out or "body"
 
 
+def _allowed(request: Request) -> list[str]:
+    """The methods some route of this path answers (asked of the router method by method:
+    an included router does not list its routes)."""
+    routes = request.app.router.routes
+    return [
+        method
+        for method in ("DELETE", "GET", "PATCH", "POST", "PUT")
+        if any(r.matches({**request.scope, "method": method})[0] == Match.FULL for r in routes)
+    ]
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(GraphRecallError)
     async def _domain(request: Request, exc: GraphRecallError) -> JSONResponse:
@@ -90,8 +102,12 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _HTTP_CODES.get(exc.status_code, "error")
-        # A 405 keeps its ``Allow`` header (RFC 9110 requires one).
-        return error_response(request, exc.status_code, code, str(exc.detail), headers=exc.headers)
+        headers = exc.headers
+        if exc.status_code == 405:
+            # RFC 9110 requires ``Allow``; Starlette names only the methods of the first
+            # route of the path, while e.g. GET and PATCH /project are two routes.
+            headers = {**(headers or {}), "Allow": ", ".join(_allowed(request))}
+        return error_response(request, exc.status_code, code, str(exc.detail), headers=headers)
 
     # Unhandled errors are answered by api.middleware.RequestContext: a handler for
     # ``Exception`` here runs in Starlette's outermost middleware, which re-raises after

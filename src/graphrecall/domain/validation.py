@@ -127,6 +127,7 @@ def _short(value: int) -> str:
 
 
 def _too_deep(path: str) -> BadRequest:
+    shown = path if len(path) <= 80 else f"{path[:60]}...{path[-16:]}"
     return BadRequest(
-        f"{path}: JSON nested deeper than {limits.MAX_JSON_DEPTH} levels", param=path or "body"
+        f"{shown}: JSON nested deeper than {limits.MAX_JSON_DEPTH} levels", param=path or "body"
     )
