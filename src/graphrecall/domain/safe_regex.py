@@ -5,14 +5,12 @@ over 32 ``a`` and a ``!`` took 1.7 s while every other request waited). The pric
 RE2's syntax: no backreferences and no lookaround; such a pattern is a 400 naming the
 field.
 
-Patterns the server writes itself (tree filters) may use lookahead; :func:`compiled`
-falls back to Python's ``re`` only for what RE2 refuses, and only callers that validated
-a user pattern with :func:`compile_user` ever pass one in.
+Patterns the server writes itself (tree filters, label by label: domain/tree_match.py)
+are RE2 patterns too, so no regular expression runs on a backtracking engine.
 """
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Protocol
 
@@ -69,12 +67,7 @@ def _re2(pattern: str, ignore_case: bool, dot_all: bool, multi_line: bool) -> Ma
     return result
 
 
-@lru_cache(maxsize=256)
 def compiled(pattern: str, ignore_case: bool) -> Matcher:
-    """The matcher for a stored predicate's pattern: RE2 when it accepts the pattern (every
-    user pattern, validated by :func:`compile_user`), else Python ``re`` (server-written
-    tree patterns with lookahead)."""
-    try:
-        return _re2(pattern, ignore_case, False, False)
-    except re2.error:
-        return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+    """The matcher of a stored predicate's pattern, on RE2: user patterns were checked
+    by :func:`compile_user`, and the server writes its own (tree labels) for RE2."""
+    return _re2(pattern, ignore_case, False, False)
