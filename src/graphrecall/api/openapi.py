@@ -173,6 +173,10 @@ def document(app: FastAPI) -> dict[str, Any]:
         for method, operation in item.items():
             if method not in ("get", "post", "put", "patch", "delete"):
                 continue
+            for parameter in operation.get("parameters", []):
+                # Every path id is checked as a UUID (domain.ids.check_uuid: else a 400).
+                if parameter.get("in") == "path" and parameter["name"].endswith("_uuid"):
+                    parameter["schema"] = {**parameter.get("schema", {}), "format": "uuid"}
             responses = operation.setdefault("responses", {})
             responses.pop("422", None)
             for status, description in COMMON_ERRORS.items():
