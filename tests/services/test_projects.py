@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from graphrecall.domain.errors import BadRequest, Unauthorized
 from graphrecall.domain.models import ApiKey
 from graphrecall.services import projects
-from graphrecall.store import Store
+from graphrecall.store import Store, open_store
 
 
 def test_a_key_is_remembered_until_its_time_is_up(store: Store) -> None:
@@ -98,3 +100,19 @@ def test_a_chosen_key_stored_as_plain_sha256_is_rehashed(store: Store) -> None:
     (row, _), *_ = projects.list_keys(store)
     assert row.key_hash.startswith("scrypt$") and row.prefix == ""
     assert projects.authenticate(store, chosen).uuid == project.uuid
+
+
+def test_the_same_chosen_key_in_two_databases_of_one_process(tmp_path: Path) -> None:
+    chosen = "one key, two databases"
+    first, second = open_store(tmp_path / "a.db"), open_store(tmp_path / "b.db")
+    try:
+        with pytest.raises(Unauthorized):  # remembered as a miss for the second store only
+            projects.authenticate(second, chosen)
+        projects.ensure_key(first, chosen)
+        assert projects.authenticate(first, chosen)
+        projects.ensure_key(second, chosen)  # its own row, its own uuid
+        assert projects.authenticate(second, chosen)
+        assert projects.authenticate(first, chosen)
+    finally:
+        first.close()
+        second.close()

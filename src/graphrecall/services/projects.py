@@ -25,6 +25,7 @@ import hmac
 import secrets
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -101,8 +102,9 @@ class _ChosenKeys:
             missed = self._misses.get(digest)
         if uuid is not None:
             row = store.get(ApiKey, uuid)
-            return row if row is not None and row.revoked_at is None else None
-        if missed is not None and time.monotonic() - missed < self.miss_ttl:
+            if row is not None and row.revoked_at is None:
+                return row
+        elif missed is not None and time.monotonic() - missed < self.miss_ttl:
             return None
         for row in store.find(ApiKey, {"revoked_at": None}):
             if row.key_hash.startswith(_SCHEME + "$") and _verify_stretched(key, row.key_hash):
@@ -122,7 +124,17 @@ class _ChosenKeys:
             self._misses.clear()
 
 
-_chosen = _ChosenKeys()
+# One per store: a process may open several databases (tests, benchmarks, the CLI).
+_chosen_by_store: weakref.WeakKeyDictionary[Store, _ChosenKeys] = weakref.WeakKeyDictionary()
+_chosen_lock = threading.Lock()
+
+
+def _chosen(store: Store) -> _ChosenKeys:
+    with _chosen_lock:
+        found = _chosen_by_store.get(store)
+        if found is None:
+            found = _chosen_by_store[store] = _ChosenKeys()
+        return found
 
 
 def find_key(store: Store, key: str) -> ApiKey | None:
@@ -134,7 +146,7 @@ def find_key(store: Store, key: str) -> ApiKey | None:
             row = row.model_copy(update={"key_hash": stretch_key(key), "prefix": ""})
             store.update(row)
         return row
-    return _chosen.find(store, key, digest)
+    return _chosen(store).find(store, key, digest)
 
 
 def check_time_zone(value: str | None, *, param: str) -> str | None:
@@ -167,7 +179,7 @@ def create_key(
     else:
         check_chosen_key(key)
         prefix, key_hash = "", stretch_key(key)
-        _chosen.forget_misses()
+        _chosen(store).forget_misses()
     store.insert(
         [
             ApiKey(
