@@ -27,7 +27,7 @@ def test_the_writer_adds_facts_and_messages_that_searches_find(
     try:
         facts, said = store.count(Edge, graph), store.count(Episode, graph)
         store.text_search(Edge, graph, ["zzz"])  # the copy is read
-        assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+        assert store.maintenance.wait_until_warm(30)  # type: ignore[attr-defined]
         with Writer(db, built.graph.graph.uuid, rate=40.0, seed=3) as writer:
             deadline = time.monotonic() + 30
             while writer.writes < 5:
@@ -45,7 +45,7 @@ def test_the_writer_adds_facts_and_messages_that_searches_find(
         with monkeypatch.context() as mp:
             mp.setattr(term_index, "MIN_ROWS", 10**12)
             assert store.text_search(Edge, graph, terms, limit=500) == found
-        assert store.text_index_status()["caught_up"] >= 1
+        assert store.maintenance.text_index_status()["caught_up"] >= 1
     finally:
         store.close()
 

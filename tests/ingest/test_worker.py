@@ -131,7 +131,7 @@ def test_a_run_processes_embeds_and_commits_every_episode(store: Store) -> None:
     # Every record has the vector of its current text; each text was embedded once.
     for kind in (Episode, Edge, Node):
         records = store.find(kind, {"graph_uuid": a.uuid})
-        vectors = store.get_embeddings(kind, [r.uuid for r in records])
+        vectors = store.get_embeddings(kind, a.uuid, [r.uuid for r in records])
         assert set(vectors) == {r.uuid for r in records}
         texts = texts_to_embed(store, records)  # what each record's vector stands for
         for record, text in zip(records, texts, strict=True):

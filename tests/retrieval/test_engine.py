@@ -3,11 +3,12 @@ lexical leg with the episode BM25 constants, other scopes with the standard ones
 
 from __future__ import annotations
 
+from graphrecall.domain import scopes
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode
+from graphrecall.domain.scopes import STANDARD_BM25
 from graphrecall.retrieval import engine
 from graphrecall.store import Store
-from graphrecall.store.base import STANDARD_BM25
 from tests.store.sqlite.facts import insert_facts, messages
 
 GRAPH = "g-engine"
@@ -17,7 +18,7 @@ TEXTS += [f"{a} {b}" for a in ("court", "lisbon", "trip", "moving") for b in ("c
 
 def lexical(store: Store, scope: str) -> dict[str, float]:
     opts = engine.SearchOptions(query="Jordan's piano?", legs=("bm25",))
-    run = engine.search(store, None, None, engine.SCOPES[scope], GRAPH, opts)
+    run = engine.search(store, None, None, scopes.SCOPES[scope], GRAPH, opts)
     return run.leg_scores["bm25"]
 
 
@@ -25,8 +26,8 @@ def test_episode_search_scores_its_lexical_leg_with_the_episode_constants(store:
     messages(store, TEXTS, new_id(), GRAPH)
     scope, terms = {"graph_uuid": GRAPH}, ["jordan", "piano"]
     standard = dict(store.text_search(Episode, scope, terms, bm25=STANDARD_BM25))
-    episode = dict(store.text_search(Episode, scope, terms, bm25=engine.EPISODE_BM25))
-    assert engine.EPISODE_BM25 != STANDARD_BM25 and episode != standard
+    episode = dict(store.text_search(Episode, scope, terms, bm25=scopes.EPISODE_BM25))
+    assert scopes.EPISODE_BM25 != STANDARD_BM25 and episode != standard
     assert lexical(store, "episodes") == episode
 
 

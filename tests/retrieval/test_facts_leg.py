@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from graphrecall.domain import predicates as p
+from graphrecall.domain import scopes
 from graphrecall.domain.models import Edge, Episode
 from graphrecall.ml.embedder import Matrix
 from graphrecall.retrieval import engine
@@ -79,7 +80,7 @@ def _setup(store: Store) -> None:
 
 def _search(
     store: Store,
-    spec: engine.ScopeSpec,
+    spec: scopes.SearchScope,
     legs: tuple[str, ...] = ("vector",),
     where: p.Predicate | None = None,
 ) -> engine.SearchRun:
@@ -89,7 +90,7 @@ def _search(
 
 def test_a_message_rises_by_the_fact_it_stated(store: Store) -> None:
     _setup(store)
-    episodes = engine.SCOPES["episodes"]
+    episodes = scopes.SCOPES["episodes"]
     without = _search(store, dataclasses.replace(episodes, facts_leg=False))
     assert [h.uuid for h in without.hits] == ["ep-2", "ep-1", "ep-4", "ep-3"]
     run = _search(store, episodes)
@@ -101,13 +102,13 @@ def test_a_message_rises_by_the_fact_it_stated(store: Store) -> None:
 def test_the_facts_leg_keeps_to_the_searchs_filters(store: Store) -> None:
     _setup(store)
     allowed = p.Column("uuid", "in", ("ep-1", "ep-2", "ep-4"))
-    run = _search(store, engine.SCOPES["episodes"], where=allowed)
+    run = _search(store, scopes.SCOPES["episodes"], where=allowed)
     # RRF unions its legs: a facts leg that ignored the filter would bring ep-3 in.
     assert [h.uuid for h in run.hits] == ["ep-2", "ep-1", "ep-4"]
 
 
 def test_only_episode_search_with_a_vector_leg_has_it(store: Store) -> None:
     _setup(store)
-    assert "facts" not in _search(store, engine.SCOPES["edges"]).legs_used
-    lexical = _search(store, engine.SCOPES["episodes"], legs=("bm25",))
+    assert "facts" not in _search(store, scopes.SCOPES["edges"]).legs_used
+    lexical = _search(store, scopes.SCOPES["episodes"], legs=("bm25",))
     assert "facts" not in lexical.legs_used

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from graphrecall.domain import scopes
 from graphrecall.domain.models import Episode, Memory
 from graphrecall.retrieval import engine
 from graphrecall.retrieval.engine import SearchOptions
@@ -26,7 +27,7 @@ def test_a_small_k_lets_one_legs_top_beat_agreement_deep_in_both() -> None:
         "vector": [*(f"v{i}" for i in range(14)), "deep"],
     }
     assert rrf(legs, k=60)[0][0] == "deep"
-    assert rrf(legs, k=engine.GRAPH_RRF_K)[0][0] == "top"
+    assert rrf(legs, k=scopes.GRAPH_RRF_K)[0][0] == "top"
 
 
 def test_ties_keep_the_first_legs_order() -> None:
@@ -60,7 +61,7 @@ def test_graph_scopes_and_memories_fuse_with_their_own_k(store: Store) -> None:
         ]
     )
     opts = SearchOptions(query="bread", legs=("bm25",))
-    episodes = engine.search(store, None, None, engine.SCOPES["episodes"], "g", opts)
-    assert episodes.hits[0].score == pytest.approx(1 / (engine.GRAPH_RRF_K + 1))
-    memories = engine.search(store, None, None, engine.SCOPES["memories"], "s", opts)
+    episodes = engine.search(store, None, None, scopes.SCOPES["episodes"], "g", opts)
+    assert episodes.hits[0].score == pytest.approx(1 / (scopes.GRAPH_RRF_K + 1))
+    memories = engine.search(store, None, None, scopes.SCOPES["memories"], "s", opts)
     assert memories.hits[0].score == pytest.approx(1 / (RRF_K + 1))

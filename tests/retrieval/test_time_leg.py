@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from graphrecall.domain import predicates as p
+from graphrecall.domain import scopes
 from graphrecall.domain.models import Edge, Episode, Node
 from graphrecall.retrieval import engine
 from graphrecall.retrieval.engine import SearchOptions
@@ -51,7 +52,7 @@ def _ranked(
     store: Store, scope: str, window: tuple[datetime | None, datetime | None] | None
 ) -> list[str]:
     opts = SearchOptions(query="What bread was baked?", legs=("bm25",), time_window=window)
-    run = engine.search(store, None, None, engine.SCOPES[scope], GRAPH, opts)
+    run = engine.search(store, None, None, scopes.SCOPES[scope], GRAPH, opts)
     return [h.uuid for h in run.hits]
 
 
@@ -145,7 +146,7 @@ def test_facts_are_timed_by_valid_at_else_created_at(store: Store) -> None:
 
 def test_scopes_without_a_time_field_ignore_the_period(store: Store) -> None:
     store.insert([_node("n-1", "Evan", "Evan bakes bread.")])
-    assert engine.SCOPES["nodes"].time_fields == ()
+    assert scopes.SCOPES["nodes"].time_fields == ()
     assert _ranked(store, "nodes", WINDOW) == _ranked(store, "nodes", None) == ["n-1"]
 
 
@@ -159,7 +160,7 @@ def test_the_cross_encoder_reranker_ignores_the_period(store: Store) -> None:
             reranker="cross_encoder",
             time_window=window,
         )
-        run = engine.search(store, None, None, engine.SCOPES["episodes"], GRAPH, opts)
+        run = engine.search(store, None, None, scopes.SCOPES["episodes"], GRAPH, opts)
         assert "time" not in run.legs_used
         return [h.uuid for h in run.hits]
 

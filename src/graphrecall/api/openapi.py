@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.openapi.utils import get_openapi
 
 ERROR_REF = {"$ref": "#/components/schemas/ErrorResponse"}
 ERROR_SCHEMA: dict[str, Any] = {
@@ -159,12 +158,8 @@ def _mcp() -> dict[str, Any]:
     }
 
 
-def document(app: FastAPI) -> dict[str, Any]:
-    if app.openapi_schema:
-        return app.openapi_schema
-    schema = get_openapi(
-        title=app.title, version=app.version, description=app.description, routes=app.routes
-    )
+def amend(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (FastAPI's document) made honest, in place."""
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components["ErrorResponse"] = ERROR_SCHEMA
     for name in ("HTTPValidationError", "ValidationError"):
@@ -184,9 +179,19 @@ def document(app: FastAPI) -> dict[str, Any]:
     paths = schema.setdefault("paths", {})
     paths["/api/v1/memory/rpc"] = _memory_rpc()
     paths["/mcp"] = _mcp()
-    app.openapi_schema = schema
     return schema
 
 
 def install(app: FastAPI) -> None:
-    app.openapi = lambda: document(app)  # type: ignore[method-assign]
+    """Amend the document the app builds (after api.docs has added its security
+    schemes), once."""
+    build = app.openapi
+    amended: list[dict[str, Any]] = []
+
+    def openapi() -> dict[str, Any]:
+        schema = build()
+        if not amended or amended[0] is not schema:
+            amended[:] = [amend(schema)]
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

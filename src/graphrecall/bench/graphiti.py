@@ -30,10 +30,13 @@ from typing import Any
 
 import numpy as np
 
+from graphrecall import runtime
 from graphrecall.bench import search as bench_search
 from graphrecall.bench.build import Built, ensure_db, stem, working_copy
 from graphrecall.bench.synthetic import Query, make_queries
 from graphrecall.bench.tables import ms, text_table, write_json
+from graphrecall.config import load_settings
+from graphrecall.domain import scopes
 from graphrecall.domain.clock import to_iso
 from graphrecall.ml.embedder import MiniLMEmbedder
 
@@ -83,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     json_path = Path(args.json) if args.json else out_dir / "graphiti.json"
     built = ensure_db(args.size, args.seed, out_dir)
     queries = make_queries(built.graph, args.queries, args.seed)
-    embedder = MiniLMEmbedder()
+    embedder = runtime.minilm()
 
     ours = _ours(built, queries, embedder, args, out_dir)
     print(_line("graphrecall", ours), flush=True)
@@ -196,22 +199,15 @@ def _ours(
     args: argparse.Namespace,
     out_dir: Path,
 ) -> bench_search.Measurement:
-    from graphrecall.config import Settings
-    from graphrecall.ml.cross_encoder import load_cross_encoder
     from graphrecall.retrieval import engine
     from graphrecall.services import search
     from graphrecall.store import open_store
 
-    settings = Settings()
     db = working_copy(built, out_dir)
     store = open_store(db)
     try:
-        cross = load_cross_encoder(
-            settings.cross_encoder,
-            model=settings.cross_encoder_model,
-            api_key=settings.cross_encoder_api_key,
-        )
-        spec = engine.SCOPES["edges"]
+        cross = runtime.make_cross_encoder(load_settings())
+        spec = scopes.SCOPES["edges"]
         graph_uuid, hub = built.graph.graph.uuid, built.graph.hub_uuid
 
         def call(q: Query) -> list[str]:

@@ -295,12 +295,15 @@ def ingest_offline(
 def timed_models() -> tuple[TimedEmbedder, TimedExtractor, float]:
     """The offline embedder and extractor, loaded (their one-off load is reported, not
     counted as throughput) and wrapped to time what the pipeline asks of them."""
-    from graphrecall.ml.embedder import MiniLMEmbedder
-    from graphrecall.ml.offline_extractor import OfflineExtractor
+    from graphrecall import runtime
+    from graphrecall.config import load_settings
 
-    model = MiniLMEmbedder()
+    settings = load_settings(extractor="offline")
+    model = runtime.minilm(settings)
     embedder = TimedEmbedder(model)
-    extractor = TimedExtractor(OfflineExtractor())
+    offline = runtime.make_extractor(settings)
+    assert offline is not None
+    extractor = TimedExtractor(offline)
     started = time.perf_counter()
     embedder.embed(["warm up"])
     extractor.extract([ExtractionInput(text="I moved to Paris.", reference_time="2023")])
@@ -403,8 +406,12 @@ def time_breakdown(
 def graph_stats(store: Store, graph_uuids: Sequence[str]) -> dict[str, Any]:
     """Counts over the given graphs: what ingestion produced."""
     scope = {"graph_uuid": list(graph_uuids)}
-    edges = [e for g in graph_uuids for e in store.iter_all(Edge, {"graph_uuid": g})]
-    support = store.episodes_of(Edge, [e.uuid for e in edges]) if edges else {}
+    edges: list[Edge] = []
+    support: dict[str, tuple[list[str], bool]] = {}
+    for g in graph_uuids:
+        graph_edges = list(store.iter_all(Edge, {"graph_uuid": g}))
+        edges += graph_edges
+        support.update(store.episodes_of(Edge, g, [e.uuid for e in graph_edges]))
     relations = Counter(e.name for e in edges)
     labels = Counter(
         label
@@ -441,14 +448,17 @@ def sample_facts(
         key=lambda e: e.uuid,
     )
     picked = random.Random(seed).sample(edges, min(n, len(edges)))
-    support = store.episodes_of(Edge, [e.uuid for e in picked], limit=3)
+    support: dict[str, tuple[list[str], bool]] = {}
+    for graph_uuid in dict.fromkeys(e.graph_uuid for e in picked):
+        uuids = [e.uuid for e in picked if e.graph_uuid == graph_uuid]
+        support.update(store.episodes_of(Edge, graph_uuid, uuids, limit=3))
     out = []
     for edge in picked:
-        src = store.get(Node, edge.source_node_uuid)
-        dst = store.get(Node, edge.target_node_uuid)
+        src = store.get(Node, edge.source_node_uuid, {"graph_uuid": edge.graph_uuid})
+        dst = store.get(Node, edge.target_node_uuid, {"graph_uuid": edge.graph_uuid})
         sources = []
         for uuid in support.get(edge.uuid, ([], False))[0]:
-            ep = store.get(Episode, uuid)
+            ep = store.get(Episode, uuid, {"graph_uuid": edge.graph_uuid})
             if ep is not None:
                 sources.append(
                     {

@@ -43,6 +43,7 @@ from graphrecall.bench.ingest import API_KEY, IngestedSample, ingest_sdk
 from graphrecall.bench.locomo_data import Question, category_name, load
 from graphrecall.bench.locomo_report import draw_chart, table
 from graphrecall.bench.tables import latency, mean, pct, write_json
+from graphrecall.domain import scopes
 from graphrecall.domain.clock import to_iso
 
 if TYPE_CHECKING:
@@ -436,14 +437,14 @@ def _baselines_in_process(db: Path, items: Sequence[Item], rows: list[dict[str, 
     """BM25-only and vector-only rankings with the engine on the server's database (read
     while the server runs: SQLite WAL lets readers in), with the options the episode
     search service would use, minus the other legs."""
-    from graphrecall.ml.embedder import MiniLMEmbedder
+    from graphrecall import runtime
     from graphrecall.retrieval import engine
     from graphrecall.services.search import SearchParams, options
     from graphrecall.store import open_store
 
     store: Store = open_store(db)
-    embedder = MiniLMEmbedder()
-    spec = engine.SCOPES["episodes"]
+    embedder = runtime.minilm()
+    spec = scopes.SCOPES["episodes"]
     try:
         for b in (b for b in BASELINES if b.layer == "engine"):
 

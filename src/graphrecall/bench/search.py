@@ -35,6 +35,7 @@ from graphrecall.bench.build import Built, ensure_db, working_copy
 from graphrecall.bench.server import store_index_status, wait_for_builds
 from graphrecall.bench.synthetic import SPAN, START, Query, make_queries
 from graphrecall.bench.writes import Writer
+from graphrecall.domain import scopes
 from graphrecall.domain.clock import to_iso
 
 PAGE_SIZE = 10
@@ -359,27 +360,17 @@ def _progress(size: int, m: Measurement) -> None:
 def _in_process(
     db: Path, built: Built, queries: Sequence[Query], plan: Plan, extra: dict[str, Any]
 ) -> list[Measurement]:
-    from graphrecall.config import Settings
+    from graphrecall import runtime
+    from graphrecall.config import load_settings
     from graphrecall.domain.models import Project
-    from graphrecall.ml.cross_encoder import load_cross_encoder
-    from graphrecall.ml.embedder import MiniLMEmbedder
     from graphrecall.retrieval import engine
     from graphrecall.services import search
-    from graphrecall.services.context import Context
-    from graphrecall.store import open_store
 
-    settings = Settings()
-    store = open_store(db)
-    embedder = MiniLMEmbedder()
-    ctx = Context(
-        store=store,
-        embedder=embedder,
-        cross_encoder=load_cross_encoder(
-            settings.cross_encoder,
-            model=settings.cross_encoder_model,
-            api_key=settings.cross_encoder_api_key,
-        ),
-    )
+    settings = load_settings(db=str(db))
+    embedder = runtime.minilm(settings)
+    models = runtime.Models(embedder, None, runtime.make_cross_encoder(settings))
+    rt = runtime.build(settings, models=models)
+    store, ctx = rt.store, rt.context
     project = store.get(Project, built.graph.project.uuid)
     assert project is not None
     graph_uuid = built.graph.graph.uuid
@@ -392,7 +383,7 @@ def _in_process(
                 store,
                 embedder,
                 ctx.cross_encoder,
-                engine.SCOPES["edges"],
+                scopes.SCOPES["edges"],
                 graph_uuid,
                 search.options(params_for(CASES[0], queries[0], hub), "edges"),
             )
@@ -402,9 +393,9 @@ def _in_process(
         run = partial(engine.search, store, embedder, None)
         extra["index_build_s"] = wait_for_builds(
             [
-                *(partial(run, engine.SCOPES[s], graph_uuid, both_legs) for s in INDEXED_SCOPES),
+                *(partial(run, scopes.SCOPES[s], graph_uuid, both_legs) for s in INDEXED_SCOPES),
                 # The filter columns the filtered case reads (filter_columns.py).
-                partial(run, engine.SCOPES["edges"], graph_uuid, filtered),
+                partial(run, scopes.SCOPES["edges"], graph_uuid, filtered),
             ],
             lambda: store_index_status(store),
         )
@@ -420,9 +411,9 @@ def _in_process(
         )
         extra["query_embedding_ms"] = {"p50": embedded.p50_ms, "p95": embedded.p95_ms}
         for case in plan.cases:
-            if case.scope not in engine.SCOPES:
+            if case.scope not in scopes.SCOPES:
                 continue  # get_context is measured through the SDK only
-            spec = engine.SCOPES[case.scope]
+            spec = scopes.SCOPES[case.scope]
             if "engine" in plan.layers:
 
                 def call_engine(q: Query, case: Case = case, spec: Any = spec) -> list[str]:
@@ -448,7 +439,7 @@ def _in_process(
                 out.append(_timed_case(case, "service", call_service, queries, plan, size))
         extra["indexes_after_engine"] = store_index_status(store)
     finally:
-        store.close()
+        rt.close()
     return out
 
 

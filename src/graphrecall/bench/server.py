@@ -116,7 +116,9 @@ def store_index_status(store: Store) -> dict[str, int]:
     """An in-process store's HNSW indexes, in-memory term indexes and filter columns,
     summed."""
     return added(
-        store.vector_index_status(), store.text_index_status(), store.filter_column_status()
+        store.maintenance.vector_index_status(),
+        store.maintenance.text_index_status(),
+        store.maintenance.filter_column_status(),
     )
 
 

@@ -146,7 +146,8 @@ def observe(store: Store, edge: Edge, episode_uuids: list[str]) -> Observation |
         found = store.find(Observation, {"graph_uuid": edge.graph_uuid, "name": name}, limit=1)
         if found:
             store.link_episodes(Observation, edge.graph_uuid, found[0].uuid, episode_uuids)
-            episode_uuids = store.episodes_of(Observation, [found[0].uuid])[found[0].uuid][0]
+            cited = store.episodes_of(Observation, edge.graph_uuid, [found[0].uuid])
+            episode_uuids = cited[found[0].uuid][0]
     now = clock.now()
     times = len(set(episode_uuids))
     summary = edge.fact.rstrip(".") + "." + (f" (stated {times} times)" if times > 1 else "")

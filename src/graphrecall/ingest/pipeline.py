@@ -32,7 +32,7 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
-from graphrecall.ingest import derive, temporal
+from graphrecall.ingest import derive, graph_writes, temporal
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records, episode_vector_texts, text_of
 from graphrecall.ingest.resolution import (
@@ -77,10 +77,10 @@ class Outcome:
 
 
 def effective_ontology(ctx: IngestContext, graph: Graph) -> dict[str, Any]:
-    own = ctx.store.get(Ontology, graph.uuid)
+    own = ctx.store.get(Ontology, graph.uuid, {"project_uuid": graph.project_uuid})
     if own is not None and not own.data.get("inherited"):
         return own.data
-    project = ctx.store.get(Ontology, graph.project_uuid)
+    project = ctx.store.get(Ontology, graph.project_uuid, {"project_uuid": graph.project_uuid})
     return project.data if project is not None else {}
 
 
@@ -112,7 +112,7 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
     store = ctx.store
     graph_uuid = tasks[0].graph_uuid
     assert graph_uuid is not None and all(t.graph_uuid == graph_uuid for t in tasks)
-    graph = store.get(Graph, graph_uuid)
+    graph = store.get(Graph, graph_uuid, {"project_uuid": tasks[0].project_uuid})
     if graph is None:  # deleted since it was queued
         return [{"skipped": "graph deleted"} for _ in tasks]
     batches: list[_Batch] = []
@@ -160,6 +160,11 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
                 # Counted only once committed: a failed episode leaves no trace.
                 outcome = Outcome()
                 with store.transaction():
+                    current = store.get(Episode, episode.uuid, {"graph_uuid": graph.uuid})
+                    if current is None or current.processed:
+                        # Done meanwhile by a worker that took this task over when this
+                        # one's lease ran out (or deleted): applying it again would double it.
+                        continue
                     extraction = extractions.get(i)
                     if extraction is not None:
                         _apply(
@@ -259,10 +264,11 @@ def _observation_vectors(ctx: IngestContext, observations: list[Any]) -> None:
     if not observations:
         return
     by_edge = {o.attributes.get("edge_uuid"): o for o in observations if o.attributes}
-    vectors = ctx.store.get_embeddings(Edge, [u for u in by_edge if u])
+    graph_uuid = observations[0].graph_uuid
+    vectors = ctx.store.get_embeddings(Edge, graph_uuid, [u for u in by_edge if u])
     shared = [(o.uuid, vectors[e]) for e, o in by_edge.items() if e in vectors]
     if shared:
-        ctx.store.set_embeddings(Observation, observations[0].graph_uuid, shared)
+        ctx.store.set_embeddings(Observation, graph_uuid, shared)
     done = {u for u, _ in shared}
     embed_records(ctx.store, ctx.embedder, [o for o in observations if o.uuid not in done])
 
@@ -270,7 +276,7 @@ def _observation_vectors(ctx: IngestContext, observations: list[Any]) -> None:
 def _user_node(ctx: IngestContext, graph: Graph) -> tuple[Node | None, User | None]:
     if graph.type != "user" or graph.user_uuid is None:
         return None, None
-    user = ctx.store.get(User, graph.user_uuid)
+    user = ctx.store.get(User, graph.user_uuid, {"project_uuid": graph.project_uuid})
     if user is None:
         return None, None
     return ctx.store.get(Node, user.node_uuid, {"graph_uuid": graph.uuid}), user
@@ -401,9 +407,11 @@ def _apply(
             continue
         node = resolver.resolve(entity.name, labels, is_speaker_user=is_speaker and speaker_is_user)
         nodes[entity.name.casefold()] = node
-    created = [n for n in resolver.created if store.get(Node, n.uuid) is None]
+    created = [
+        n for n in resolver.created if store.get(Node, n.uuid, {"graph_uuid": n.graph_uuid}) is None
+    ]
     if created:
-        store.insert(created)
+        created = graph_writes.insert_nodes(store, created)
         outcome.nodes_created += len(created)
         for node in created:
             outcome.touch(node)
@@ -434,7 +442,7 @@ def _apply(
             final = restated
         else:
             edge, changed = invalidate(store, edge, contradicted_by(store, graph.uuid, edge))
-            store.insert([edge])
+            graph_writes.insert_edges(store, [edge])
             store.link_episodes(Edge, graph.uuid, edge.uuid, [episode.uuid])
             outcome.edges_created += 1
             outcome.edges_invalidated += len(changed)
@@ -443,13 +451,15 @@ def _apply(
             final = edge
         new_facts.append(final)
         for node_uuid in (final.source_node_uuid, final.target_node_uuid):
-            found = store.get(Node, node_uuid)
+            found = store.get(Node, node_uuid, {"graph_uuid": final.graph_uuid})
             if found is not None:
                 touched[found.uuid] = found
-        supporting = store.episodes_of(Edge, [final.uuid])[final.uuid][0]
+        supporting = store.episodes_of(Edge, final.graph_uuid, [final.uuid])[final.uuid][0]
         observation = derive.observe(store, final, supporting)
         if observation is not None:
             outcome.touch(observation)
+    if new_facts:  # the episode is also found by the facts linked to it
+        graph_writes.refresh_facts(store, graph.uuid, [episode.uuid])
     for node in touched.values():
         updated = derive.node_summary(store, node)
         if updated is not node:
@@ -486,7 +496,7 @@ def _edge(
                 return None
             node = resolver.resolve(name, [])
             if resolver.created:
-                ctx.store.insert(resolver.created)
+                resolver.created = graph_writes.insert_nodes(ctx.store, resolver.created)
                 outcome.nodes_created += len(resolver.created)
                 for created in resolver.created:
                     outcome.touch(created)

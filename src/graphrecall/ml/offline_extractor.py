@@ -225,6 +225,12 @@ class OfflineExtractor:
                     ) from exc
         return self._nlp
 
+    def warm(self) -> None:
+        """Load the spaCy pipeline now and run it once, so the first episode does not wait."""
+        nlp = self._load()
+        with self._run_lock:
+            nlp("Alice moved to Berlin.")
+
     def extract(self, items: list[ExtractionInput]) -> list[Extraction]:
         nlp = self._load()
         texts = [_clean(item.text) for item in items]

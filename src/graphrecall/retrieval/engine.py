@@ -1,6 +1,6 @@
 """Hybrid search, written once for every scope: lexical + vector + graph legs, reciprocal
-rank fusion, then one reranker. A scope is a declaration (its record kind and which
-rerankers it accepts); nothing here is scope-specific beyond that."""
+rank fusion, then one reranker. A scope is a declaration (``domain/scopes.py``); nothing
+here is scope-specific beyond what it declares."""
 
 from __future__ import annotations
 
@@ -15,23 +15,16 @@ from typing import TypeVar
 from graphrecall.domain import clock
 from graphrecall.domain import predicates as p
 from graphrecall.domain.errors import BadRequest, NotFound
-from graphrecall.domain.models import (
-    Edge,
-    Episode,
-    Memory,
-    Node,
-    Observation,
-    Record,
-    ThreadSummary,
-)
+from graphrecall.domain.models import Edge, Episode, Node
 from graphrecall.domain.predicates import Predicate
+from graphrecall.domain.scopes import SearchScope
 from graphrecall.ingest.embedding import text_of
 from graphrecall.ml.cross_encoder import CrossEncoder
 from graphrecall.ml.embedder import Embedder, EmbedderUnavailable
 from graphrecall.retrieval import graph, rerankers
-from graphrecall.retrieval.fusion import RRF_K, rrf
+from graphrecall.retrieval.fusion import rrf
 from graphrecall.retrieval.text import query_terms
-from graphrecall.store.base import STANDARD_BM25, Bm25, Store, Vector
+from graphrecall.store.base import Store, Vector
 
 T = TypeVar("T")
 
@@ -39,100 +32,27 @@ log = logging.getLogger(__name__)
 
 Reranker = str  # rrf | mmr | cross_encoder | node_distance | episode_mentions
 LOW_QUALITY_THRESHOLD = 0.5
-# RRF leg weights. The bundled MiniLM vector leg is much weaker than BM25 on conversational
-# memory (LoCoMo, 2 samples: recall@10 40.9 % vs 62.8 %); at equal weight it pulled hybrid
-# recall@10 down to 53.7 %, at half weight 58.0 % (docs/benchmarks.md).
+LOW_QUALITY_KEEP = 5
+# RRF leg weights when neither the request nor the scope gives any. The bundled MiniLM
+# vector leg is weaker than BM25 on conversational memory, so it counts half; the facts leg
+# (episodes only) is a weak but independent signal (docs/search.md has the measurements).
 DEFAULT_LEG_WEIGHTS = {"bm25": 1.0, "vector": 0.5, "bfs": 1.0, "time": 1.0, "facts": 0.15}
-# The facts leg (episodes only): the messages that stated the facts nearest the query
-# vector, in the order of their nearest fact. A fact names who and what a message left to
-# its context ("Melanie SIGNS_UP_FOR pottery class" of "I just signed up for a class"), so
-# its vector matches questions the message's own does not. On LoCoMo (10 samples,
-# in-process, 100 facts deep) episode recall@5 / @10 / @25 72.2 / 80.3 / 87.8 -> 72.6 /
-# 81.0 / 88.0 % at weight 0.15 (multi-hop @10 48.9 -> 50.8, open-domain 43.3 -> 47.6);
-# 0.25: 72.3 / 81.1; 0.5: 71.0 / 81.2; 1.0: 64.6 / 78.4. It reuses the query vector: one
-# more vector search, over the facts, beside the vector leg, and the provenance of the
-# nearest.
-FACTS_LEG_DEPTH = 30  # 100 ranked the same (72.6 / 81.0); 20: 72.3 / 81.0
-# The graph scopes fuse with RRF k = 10, not the literature's 60: a smaller k lets a leg's
-# first few results count for more than agreement deep in the lists. On LoCoMo (10
-# samples, in-process) k = 60 -> 10 took fact search recall@10 43.7 -> 47.0 %, and episode
-# search (which had weighed its vector leg 0.15 at k = 60) recall@5 / @10 71.2 / 79.9 ->
-# 72.3 / 80.6 % with the default weights; k 6-10 with a vector weight of 0.5-0.65 is a
-# plateau. On the synthetic 10k graph hit@10 moved edges 0.505 -> 0.51, nodes 0.235 ->
-# 0.26, episodes 0.41 -> 0.44; get_context coverage stayed 63.3 -> 63.4 %.
-GRAPH_RRF_K = 10
+# The facts leg: the messages that stated the facts nearest the query vector, in the order
+# of their nearest fact. A fact names who and what a message left to its context
+# ("Melanie SIGNS_UP_FOR pottery class" of "I just signed up for a class"), so its vector
+# matches questions the message's own does not. It reuses the query vector.
+FACTS_LEG_DEPTH = 30
 # The time leg: when the query names a period ("on 19 August, 2023", "in May 2023"), the
 # candidates of the other legs whose time lies in it, widened by TIME_LEG_SLACK on each
 # side, form one more ranked list (in their fused order). It only reorders: nothing
 # outside the period is dropped. People date an event a few days off ("on May 23" for a
-# conversation of May 27); on LoCoMo's 245 questions with a past calendar phrase, episode
-# recall@5/@10 went 57.9/70.7 -> 74.5/83.3 % with 3 days (73.7/82.1 with 1, 74.9/83.3
-# with 7); over all 1,982 questions 68.0/77.0 -> 70.0/78.5 (docs/benchmarks.md).
+# conversation of May 27).
 TIME_LEG_SLACK = timedelta(days=3)
-# Episode search's BM25 constants. A message is indexed with its speaker, the messages
-# before it, its facts and its reply, so one word counts in several columns; at FTS5's k1
-# 1.2 and b 0.75 repeats of a common word outweighed the question's rarer words. On LoCoMo
-# (10 samples, in-process) recall@5 / @10: k1 1.2, b 0.75: 72.3 / 80.7 %; 0.9, 0.4: 72.8
-# / 81.0; 0.7, 0.3: 73.4 / 81.2; 0.5, 0.3: 73.5 / 81.6; 0.3, 0.5: 73.2 / 82.0; 0.3, 0.3:
-# 73.5 / 82.1. The first five samples and the last five gained alike (+1.7 / +0.5 and
-# +0.7 / +1.2 at 0.5, 0.3). Fact search hardly moved (recall@10 53.2 -> 53.4), so the
-# other scopes keep the standard constants.
-EPISODE_BM25 = Bm25(k1=0.5, b=0.3)
 _LEGS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-leg")
-LOW_QUALITY_KEEP = 5
 
 
 class InvalidRequest(BadRequest):
     code = "invalid_request"
-
-
-@dataclass(frozen=True)
-class ScopeSpec:
-    """What the engine needs to know about a searchable record kind."""
-
-    name: str
-    kind: type[Record]
-    rerankers: frozenset[str]
-    # The tenant column every query is scoped by (vectors are cached per owner).
-    owner_field: str = "graph_uuid"
-    # RRF leg weights when the request gives none (None: DEFAULT_LEG_WEIGHTS).
-    leg_weights: Mapping[str, float] | None = None
-    # RRF's k: the graph scopes' GRAPH_RRF_K; memories keep Memory Engine's 60.
-    rrf_k: int = GRAPH_RRF_K
-    # When a record happened, for the time leg: the first of these fields that is set
-    # (none: the scope has no time leg).
-    time_fields: tuple[str, ...] = ()
-    # Whether the vector leg also ranks records by the facts they stated (the facts leg).
-    facts_leg: bool = False
-    # The lexical leg's BM25 constants (the best rows by standard BM25, scored with these).
-    bm25: Bm25 = STANDARD_BM25
-
-
-_COMMON = frozenset({"rrf", "mmr", "cross_encoder"})
-SCOPES: dict[str, ScopeSpec] = {
-    "edges": ScopeSpec(
-        "edges",
-        Edge,
-        _COMMON | {"node_distance", "episode_mentions"},
-        time_fields=("valid_at", "created_at"),
-    ),
-    "nodes": ScopeSpec("nodes", Node, _COMMON | {"node_distance"}),
-    "episodes": ScopeSpec(
-        "episodes",
-        Episode,
-        _COMMON,
-        time_fields=("reference_time",),
-        facts_leg=True,
-        bm25=EPISODE_BM25,
-    ),
-    "observations": ScopeSpec("observations", Observation, _COMMON),
-    "thread_summaries": ScopeSpec("thread_summaries", ThreadSummary, _COMMON),
-    # The Memory Engine face: a space's memories, fused by plain (weighted) RRF with
-    # upstream's k, so hybrid scores keep its scale.
-    "memories": ScopeSpec(
-        "memories", Memory, frozenset({"rrf"}), owner_field="space_uuid", rrf_k=RRF_K
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -172,7 +92,7 @@ class SearchRun:
     leg_scores: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
-def validate(spec: ScopeSpec, opts: SearchOptions) -> None:
+def validate(spec: SearchScope, opts: SearchOptions) -> None:
     """The reranker rules of the spec; each error names the field to fix."""
     if opts.reranker not in spec.rerankers:
         raise InvalidRequest(
@@ -207,7 +127,7 @@ def search(
     store: Store,
     embedder: Embedder | None,
     cross_encoder: CrossEncoder | None,
-    spec: ScopeSpec,
+    spec: SearchScope,
     owner_uuid: str,
     opts: SearchOptions,
 ) -> SearchRun:
@@ -300,7 +220,7 @@ def beside(pool: ThreadPoolExecutor, store: Store, work: Callable[[], T]) -> Fut
 
 def _facts_leg(
     store: Store,
-    spec: ScopeSpec,
+    spec: SearchScope,
     scope: Mapping[str, str],
     query_vector: Vector,
     opts: SearchOptions,
@@ -315,7 +235,7 @@ def _facts_leg(
         scope={"graph_uuid": owner},
         limit=min(FACTS_LEG_DEPTH, opts.candidates),
     )
-    provenance = store.episodes_of(Edge, [u for u, _ in facts])
+    provenance = store.episodes_of(Edge, owner, [u for u, _ in facts])
     order = list(dict.fromkeys(e for u, _ in facts for e in provenance.get(u, ((), False))[0]))
     if opts.where is not None and order:
         allowed = store.matching(spec.kind, scope, order, opts.where)
@@ -325,7 +245,7 @@ def _facts_leg(
 
 def _time_leg(
     store: Store,
-    spec: ScopeSpec,
+    spec: SearchScope,
     scope: Mapping[str, str],
     order: Sequence[str],
     window: tuple[datetime | None, datetime | None],
@@ -346,7 +266,7 @@ def _time_leg(
 def _rerank(
     store: Store,
     cross_encoder: CrossEncoder | None,
-    spec: ScopeSpec,
+    spec: SearchScope,
     graph_uuid: str,
     opts: SearchOptions,
     fused: list[tuple[str, float]],
@@ -359,24 +279,26 @@ def _rerank(
         return [Hit(u, s) for u, s in fused]
     if opts.reranker == "mmr":
         assert opts.mmr_lambda is not None
-        vectors = store.get_embeddings(spec.kind, order)
+        vectors = store.get_embeddings(spec.kind, graph_uuid, order)
         picked = rerankers.mmr(order, query_vector, vectors, scores, opts.mmr_lambda)
         return [Hit(u, s) for u, s in picked]
     if opts.reranker == "episode_mentions":
         wanted = set(opts.mention_episodes)
         counts = {
             u: float(len(wanted.intersection(eps)))
-            for u, (eps, _) in store.episodes_of(spec.kind, order).items()
+            for u, (eps, _) in store.episodes_of(spec.kind, graph_uuid, order).items()
         }
         ranked = rerankers.by_key_then_rank(order, counts, descending=True)
         return [Hit(u, counts.get(u, 0.0)) for u in ranked]
     if opts.reranker == "node_distance":
         return _node_distance(store, spec, graph_uuid, opts, order)
-    return _cross_encode(store, cross_encoder, spec, opts, fused, query_vector, leg_scores)
+    return _cross_encode(
+        store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores
+    )
 
 
 def _node_distance(
-    store: Store, spec: ScopeSpec, graph_uuid: str, opts: SearchOptions, order: list[str]
+    store: Store, spec: SearchScope, graph_uuid: str, opts: SearchOptions, order: list[str]
 ) -> list[Hit]:
     center = opts.center_node_uuid
     assert center is not None
@@ -405,7 +327,8 @@ def _node_distance(
 def _cross_encode(
     store: Store,
     cross_encoder: CrossEncoder | None,
-    spec: ScopeSpec,
+    spec: SearchScope,
+    owner_uuid: str,
     opts: SearchOptions,
     fused: list[tuple[str, float]],
     query_vector: Vector | None,
@@ -414,7 +337,9 @@ def _cross_encode(
     order = [u for u, _ in fused]
     relevance: list[float] | None
     if cross_encoder is not None:
-        records = {r.uuid: r for r in store.find(spec.kind, {"uuid": order})}
+        records = {
+            r.uuid: r for r in store.find(spec.kind, {spec.owner_field: owner_uuid, "uuid": order})
+        }
         present = [u for u in order if u in records]
         relevance = cross_encoder.score(opts.query, [text_of(records[u]) for u in present])
     else:
@@ -423,7 +348,7 @@ def _cross_encode(
             present,
             leg_scores.get("bm25", {}),
             query_vector,
-            store.get_embeddings(spec.kind, present),
+            store.get_embeddings(spec.kind, owner_uuid, present),
         )
     if relevance is None:
         log.warning("cross-encoder could not score; keeping the retrieved order")

@@ -1,7 +1,7 @@
 """Reciprocal rank fusion: score(d) = sum over legs of weight / (k + rank_leg(d)).
 
 ``RRF_K`` = 60 is the literature's k and Memory Engine's; the graph scopes fuse with a
-smaller one (``engine.GRAPH_RRF_K``, measured there).
+smaller one (``domain.scopes.GRAPH_RRF_K``).
 
 Ranks start at 1. Ties in the fused score keep the order of the first leg that ranked the
 item, so fusion is deterministic.

@@ -73,7 +73,7 @@ def origin_nodes(
     }
     mentioned: set[str] = set()
     if episodes:
-        linked = store.linked_to_episodes(Node, list(episodes))
+        linked = store.linked_to_episodes(Node, graph_uuid, list(episodes))
         mentioned = set(linked)
     return sorted(nodes | mentioned), episodes
 
@@ -101,7 +101,7 @@ def bfs_leg(
             )
     else:
         episode_distance: dict[str, int] = {e: 0 for e in origin_episodes}
-        provenance = store.episodes_of(Node, list(distances))
+        provenance = store.episodes_of(Node, graph_uuid, list(distances))
         for node_uuid, (episodes, _) in provenance.items():
             for episode_uuid in episodes:
                 d = distances[node_uuid]
@@ -111,7 +111,9 @@ def bfs_leg(
             ranked = episode_distance
         elif kind is Observation:
             for uuid, (episodes, _) in store.episodes_of(
-                Observation, store.linked_to_episodes(Observation, list(episode_distance))
+                Observation,
+                graph_uuid,
+                store.linked_to_episodes(Observation, graph_uuid, list(episode_distance)),
             ).items():
                 ranked[uuid] = min(episode_distance.get(e, max_depth + 1) for e in episodes)
         elif kind is ThreadSummary:

@@ -32,7 +32,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any, Literal
 
-from graphrecall.domain import clock
+from graphrecall.domain import clock, scopes
 from graphrecall.domain import predicates as p
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import (
@@ -91,31 +91,18 @@ _KIND_ORDER = {k: i for i, k in enumerate(("observation", "edge", "node", "threa
 # A prior on the shared scale, per kind. An entity's text is its name plus a summary that
 # restates several of its facts, and a thread summary restates a conversation's points, so
 # their BM25 part collects the matches of many facts at once and outranks each fact they
-# restate, while adding little beyond them. Measured on LoCoMo (the share of evidence
-# messages the block's facts and observations cite, 2,500 characters): 1.0 -> 38.8 %,
-# 0.9 -> 43.1 %, 0.85 -> 44.7 %, 0.8 -> 45.8 % (10 samples); 46.7 % -> 52.9 % at 0.85 on 3
-# samples of an older graph. At 0.85 a block holds ~14 facts, 4-6 entities, 3-5
-# observations and ~1 thread summary instead of ~6-9, 8-11, 2-3 and 1-2. A query about an
-# entity itself still ranks it first (its name matches). A thread summary (up to 1,500
-# characters, the size of ~15 facts) counts 0.7: with the facts of shared photos
-# extracted too, 0.85 -> 0.7 took coverage 69.9 -> 70.3 % (10 samples).
+# restate, while adding little beyond them. A query about an entity itself still ranks it
+# first (its name matches). (docs/context.md, "Constants", has the measurements.)
 KIND_PRIOR: dict[str, float] = {"node": 0.85, "thread_summary": 0.7}
-# Facts from the best-matching messages. Message search finds the evidence of a question
-# far better than fact search does (each message is indexed with its context and its
-# facts: LoCoMo evidence recall@10 77 % vs 40 %), so the facts extracted from the
-# EPISODE_GUIDES best messages join the fact candidates, each ranked at its message's
-# relevance (x EPISODE_GUIDE_WEIGHT) when that beats its own. The block still holds facts,
-# never messages. LoCoMo coverage (10 samples, 2,500 characters): 47.3 % without, 61.0 %
-# with 10 messages, 62.1 % with 15 (weight 1.0; 0.9 was 1 point lower), +1.8 ms a call;
-# later, with more facts extracted per message, 70.3 % with 15, 70.6 % with 20, 70.8 %
-# with 25 (40 was +0.3 more). With facts of an already cited message scaled down
-# (REPEATED_SOURCES), deeper guides pay more: 25 -> 40 took coverage 73.1 -> 74.0 %.
+# Facts from the best-matching messages. Message search finds a question's evidence far
+# better than fact search does (each message is indexed with its context and its facts),
+# so the facts extracted from the EPISODE_GUIDES best messages join the fact candidates,
+# each ranked at its message's relevance (x EPISODE_GUIDE_WEIGHT) when that beats its own.
+# The block still holds facts, never messages.
 EPISODE_GUIDES = 40
 EPISODE_GUIDE_WEIGHT = 1.0
 # A fact whose messages all back a better fact already in the block counts this share of
-# its score (``_diversify``). LoCoMo coverage (10 samples, 2,500 characters, 25 guides):
-# 1.0 -> 71.5 %, 0.8 -> 72.5 %, 0.6 -> 72.8 %, 0.4 -> 72.8 %; 0.5 with the shorter fact
-# dates (``context_block._span``) 73.1 %.
+# its score (``_diversify``): a block spread over more messages covers more.
 REPEATED_SOURCES = 0.5
 # The message search runs beside the other scopes' searches (the store runs full-text
 # queries on parallel read connections).
@@ -353,7 +340,9 @@ class _Plan:
         each ranks at its message's relevance (x ``EPISODE_GUIDE_WEIGHT``) when that beats
         its own."""
         relevance: dict[str, float] = {}
-        linked = self.ctx.store.linked_by_episode(Edge, [hit.uuid for hit in guides])
+        linked = self.ctx.store.linked_by_episode(
+            Edge, self.graph.uuid, [hit.uuid for hit in guides]
+        )
         for hit in guides:
             for uuid in linked.get(hit.uuid, ()):
                 relevance.setdefault(uuid, _key(hit) * EPISODE_GUIDE_WEIGHT)
@@ -375,7 +364,10 @@ class _Plan:
     def fact_sources(self, items: Sequence[Item]) -> dict[str, list[str]]:
         """The messages each fact among ``items`` was extracted from."""
         facts = [i.uuid for i in items if i.kind == "edge"]
-        return {u: eps for u, (eps, _) in self.ctx.store.episodes_of(Edge, facts).items()}
+        return {
+            u: eps
+            for u, (eps, _) in self.ctx.store.episodes_of(Edge, self.graph.uuid, facts).items()
+        }
 
     def _allowed_edges(self, uuids: list[str], extra: p.Predicate | None = None) -> list[Edge]:
         """Those of ``uuids`` that the caller's filters, ``extra`` and the window allow."""
@@ -433,8 +425,12 @@ class _Plan:
         return self._items(kind, self.search(kind, where, slot.limit))
 
     def _user_summary(self) -> list[Item]:
-        user = self.ctx.store.get(User, self.graph.user_uuid) if self.graph.user_uuid else None
-        node = self.ctx.store.get(Node, user.node_uuid) if user else None
+        graph = self.graph
+        tenant = {"project_uuid": graph.project_uuid}
+        user = self.ctx.store.get(User, graph.user_uuid, tenant) if graph.user_uuid else None
+        node = (
+            self.ctx.store.get(Node, user.node_uuid, {"graph_uuid": graph.uuid}) if user else None
+        )
         if node is None or not (node.summary or "").strip():
             return []
         # Always first to be packed: the template placed it deliberately.
@@ -520,7 +516,7 @@ class _Plan:
         records = {
             r.uuid: r
             for r in self.ctx.store.find(
-                engine.SCOPES[_SCOPE_OF[kind]].kind,
+                scopes.SCOPES[_SCOPE_OF[kind]].kind,
                 {"graph_uuid": self.graph.uuid, "uuid": [h.uuid for h in hits]},
             )
         }
@@ -535,7 +531,7 @@ class _Plan:
             limit=limit,
             candidates=max(limit, CANDIDATES),
         )
-        spec = engine.SCOPES[_SCOPE_OF[kind]]
+        spec = scopes.SCOPES[_SCOPE_OF[kind]]
         run = engine.search(
             self.ctx.store, self.embedder, self.ctx.cross_encoder, spec, self.graph.uuid, opts
         )

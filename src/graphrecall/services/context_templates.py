@@ -251,4 +251,4 @@ def update_template(
 def delete_template(ctx: Context, project: Project, template_uuid: str) -> None:
     with ctx.store.transaction():
         found = get_template(ctx, project, template_uuid)
-        ctx.store.delete(ContextTemplate, {"uuid": found.uuid})
+        ctx.store.delete(ContextTemplate, {"uuid": found.uuid, "project_uuid": project.uuid})

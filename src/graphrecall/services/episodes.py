@@ -19,6 +19,7 @@ from graphrecall.domain.models import (
     Task,
 )
 from graphrecall.domain.predicates import Predicate
+from graphrecall.ingest import graph_writes
 from graphrecall.services import graphs, tasks
 from graphrecall.services.context import Context
 
@@ -40,7 +41,7 @@ def add_episode(
         document_id=body.document_id,
     )
     with ctx.store.transaction():
-        ctx.store.insert([episode])
+        episode = graph_writes.insert_episodes(ctx.store, [episode])[0]
         task = tasks.enqueue(
             ctx,
             project.uuid,
@@ -75,7 +76,7 @@ def list_episodes(
     graph = graphs.resolve(ctx, project, graph_uuid)
     scope: dict[str, Any] = {"graph_uuid": graph.uuid}
     if mentioned_node_uuids:
-        mentioning = ctx.store.episodes_of(Node, list(mentioned_node_uuids))
+        mentioning = ctx.store.episodes_of(Node, graph.uuid, list(mentioned_node_uuids))
         scope["uuid"] = sorted(
             {e for eps, _ in mentioning.values() for e in eps} | set(mentioned_node_uuids)
         )
@@ -118,10 +119,10 @@ def delete_episode(ctx: Context, project: Project, graph_uuid: str, episode_uuid
     episode = get_episode(ctx, project, graph_uuid, episode_uuid)
     graph_uuid = episode.graph_uuid
     with ctx.store.transaction():
-        orphan_edges = _sole_supported(ctx, Edge, episode.uuid)
-        orphan_nodes = _sole_supported(ctx, Node, episode.uuid)
-        ctx.store.delete(Episode, {"uuid": episode.uuid})
-        ctx.store.delete(Edge, {"uuid": orphan_edges, "graph_uuid": graph_uuid})
+        orphan_edges = _sole_supported(ctx, Edge, graph_uuid, episode.uuid)
+        orphan_nodes = _sole_supported(ctx, Node, graph_uuid, episode.uuid)
+        graph_writes.delete_episodes(ctx.store, graph_uuid, [episode.uuid])
+        graph_writes.delete_edges(ctx.store, graph_uuid, {"uuid": orphan_edges})
         if orphan_nodes:
             degrees = ctx.store.node_degrees(graph_uuid, orphan_nodes)
             ctx.store.delete(
@@ -132,7 +133,9 @@ def delete_episode(ctx: Context, project: Project, graph_uuid: str, episode_uuid
         )
 
 
-def _sole_supported(ctx: Context, kind: type[Edge] | type[Node], episode_uuid: str) -> list[str]:
-    linked = ctx.store.linked_to_episodes(kind, [episode_uuid])
-    sources = ctx.store.episodes_of(kind, linked)
+def _sole_supported(
+    ctx: Context, kind: type[Edge] | type[Node], graph_uuid: str, episode_uuid: str
+) -> list[str]:
+    linked = ctx.store.linked_to_episodes(kind, graph_uuid, [episode_uuid])
+    sources = ctx.store.episodes_of(kind, graph_uuid, linked)
     return [uuid for uuid, (eps, _) in sources.items() if eps == [episode_uuid]]

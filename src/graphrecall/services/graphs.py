@@ -38,7 +38,7 @@ def resolve(ctx: Context, project: Project, graph_uuid: str, *, param: str = "gr
     if graph is None:
         user = ctx.store.get(User, graph_uuid, {"project_uuid": project.uuid})
         if user is not None:
-            graph = ctx.store.get(Graph, user.graph_uuid)
+            graph = ctx.store.get(Graph, user.graph_uuid, {"project_uuid": project.uuid})
     if graph is None:
         raise NotFound("graph", graph_uuid, param=param)
     return graph
@@ -49,7 +49,7 @@ def time_zone_of(ctx: Context, project: Project, graph: Graph) -> str:
     a value that is not a valid IANA zone is skipped."""
     options: list[str | None] = []
     if graph.user_uuid:
-        user = ctx.store.get(User, graph.user_uuid)
+        user = ctx.store.get(User, graph.user_uuid, {"project_uuid": project.uuid})
         options.append(user.time_zone if user else None)
     options += [graph.time_zone, project.default_time_zone]
     for name in options:
@@ -132,7 +132,8 @@ def lookup_graph(
 
 
 def purge_graph_data(ctx: Context, graph_uuid: str) -> None:
-    """Delete everything stored in a graph (inside the caller's transaction)."""
+    """Delete everything stored in a graph (inside the caller's transaction). Plain
+    deletes: no record whose search columns they would move is left."""
     for kind in (Edge, Node, Episode, Observation, ThreadSummary):
         ctx.store.delete(kind, {"graph_uuid": graph_uuid})
 
@@ -145,5 +146,5 @@ def delete_graph(ctx: Context, project: Project, graph_uuid: str) -> Task:
         )
     with ctx.store.transaction():
         purge_graph_data(ctx, graph.uuid)
-        ctx.store.delete(Graph, {"uuid": graph.uuid})
+        ctx.store.delete(Graph, {"uuid": graph.uuid, "project_uuid": project.uuid})
         return tasks.completed(ctx, project.uuid, graph.uuid, "graph.delete")

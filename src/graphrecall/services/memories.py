@@ -156,9 +156,9 @@ def get_by_path(ctx: Context, caller: Caller, path: str, *, param: str = "path")
     return memory
 
 
-def with_embeddings(ctx: Context, uuids: Sequence[str]) -> set[str]:
-    """The ids among ``uuids`` whose current text has a vector."""
-    return set(ctx.store.get_embeddings(Memory, list(uuids)))
+def with_embeddings(ctx: Context, caller: Caller, uuids: Sequence[str]) -> set[str]:
+    """The ids among ``uuids`` (the caller's space's) whose current text has a vector."""
+    return set(ctx.store.get_embeddings(Memory, caller.space.uuid, list(uuids)))
 
 
 # -- creates -------------------------------------------------------------------------------
@@ -299,7 +299,7 @@ def delete(ctx: Context, caller: Caller, memory_id: str, *, param: str = "id") -
     write = _Write(caller, "delete")
     with ctx.store.transaction():
         memory = get(ctx, caller, memory_id, param=param)
-        ctx.store.delete(Memory, {"uuid": memory.uuid})
+        ctx.store.delete(Memory, {"uuid": memory.uuid, "space_uuid": caller.space.uuid})
         _record(write, memory, "delete")
         _commit(ctx, write)
 
@@ -425,7 +425,7 @@ def copy(ctx: Context, caller: Caller, source: str, destination: str, dry_run: b
                     param="destination",
                 )
         ctx.store.insert(copies)
-        vectors = ctx.store.get_embeddings(Memory, [m.uuid for m in rows])
+        vectors = ctx.store.get_embeddings(Memory, caller.space.uuid, [m.uuid for m in rows])
         pairs = [
             (c.uuid, vectors[m.uuid])
             for m, c in zip(rows, copies, strict=True)
@@ -456,7 +456,9 @@ def _delete_all(ctx: Context, write: _Write, rows: Sequence[Memory]) -> None:
     """Delete ``rows`` (inside the caller's transaction), each recorded in history."""
     ids = [m.uuid for m in rows]
     for start in range(0, len(ids), 500):
-        ctx.store.delete(Memory, {"uuid": ids[start : start + 500]})
+        ctx.store.delete(
+            Memory, {"uuid": ids[start : start + 500], "space_uuid": write.caller.space.uuid}
+        )
     for memory in rows:
         _record(write, memory, "delete")
     _commit(ctx, write)
@@ -543,7 +545,7 @@ def _commit(ctx: Context, write: _Write) -> None:
         )
     if not write.to_embed:
         return
-    ctx.store.delete_embeddings(Memory, write.to_embed)
+    ctx.store.delete_embeddings(Memory, write.caller.space.uuid, write.to_embed)
     if ctx.embedder is None:
         return
     for start in range(0, len(write.to_embed), EMBED_CHUNK):

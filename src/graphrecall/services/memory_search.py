@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from graphrecall.domain import predicates as p
+from graphrecall.domain import scopes
 from graphrecall.domain.errors import BadRequest, GraphRecallError
 from graphrecall.domain.models import Memory
 from graphrecall.retrieval import engine
@@ -38,7 +39,7 @@ DEFAULT_LIMIT = 10
 DEFAULT_CANDIDATES = 30
 MAX_LIMIT = 1000
 MAX_SEMANTIC_QUERY_CHARS = 8192
-SPEC = engine.SCOPES["memories"]
+SPEC = scopes.SCOPES["memories"]
 
 
 class EmbeddingNotConfigured(GraphRecallError):
@@ -166,7 +167,7 @@ def _ranked(
 def _normalise(run: engine.SearchRun, weights: dict[str, float] | None) -> dict[str, float]:
     """Each hit's score in 0..1 (see the module docstring)."""
     if weights is not None:
-        best = sum(weights[leg] for leg in run.legs_used) / (engine.SCOPES["memories"].rrf_k + 1)
+        best = sum(weights[leg] for leg in run.legs_used) / (scopes.SCOPES["memories"].rrf_k + 1)
         return {h.uuid: min(1.0, h.score / best) for h in run.hits}
     if "vector" in run.legs_used:
         sims = run.leg_scores["vector"]

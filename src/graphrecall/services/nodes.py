@@ -21,6 +21,7 @@ from graphrecall.domain.models import (
     Task,
 )
 from graphrecall.domain.predicates import Predicate
+from graphrecall.ingest import graph_writes
 from graphrecall.ingest.embedding import embed_records
 from graphrecall.services import graphs, tasks
 from graphrecall.services.context import Context
@@ -37,10 +38,23 @@ def labels_for(label: str | None, extra: Sequence[str] | None = None) -> list[st
     return out
 
 
+def episodes_of(
+    ctx: Context,
+    kind: type[Node] | type[Edge],
+    records: Sequence[Node] | Sequence[Edge],
+    *,
+    limit: int | None = None,
+) -> dict[str, tuple[list[str], bool]]:
+    """The store's ``episodes_of`` for records of any graphs, asked graph by graph."""
+    out: dict[str, tuple[list[str], bool]] = {}
+    for graph_uuid in dict.fromkeys(r.graph_uuid for r in records):
+        uuids = [r.uuid for r in records if r.graph_uuid == graph_uuid]
+        out.update(ctx.store.episodes_of(kind, graph_uuid, uuids, limit=limit))
+    return out
+
+
 def views(ctx: Context, nodes: Sequence[Node], *, with_degree: bool = False) -> list[NodeView]:
-    provenance = ctx.store.episodes_of(
-        Node, [n.uuid for n in nodes], limit=limits.NODE_EPISODE_UUIDS_MAX
-    )
+    provenance = episodes_of(ctx, Node, nodes, limit=limits.NODE_EPISODE_UUIDS_MAX)
     degrees: dict[str, int] = {}
     if with_degree and nodes:
         degrees = ctx.store.node_degrees(nodes[0].graph_uuid, [n.uuid for n in nodes])
@@ -76,7 +90,7 @@ def add_nodes(
             )
         )
     with ctx.store.transaction():
-        ctx.store.insert(nodes)
+        nodes = graph_writes.insert_nodes(ctx.store, nodes)
         task = tasks.enqueue(
             ctx, project.uuid, graph.uuid, "graph.add_nodes", {"nodes": [n.uuid for n in nodes]}
         )
@@ -127,9 +141,9 @@ def delete_node(ctx: Context, project: Project, graph_uuid: str, node_uuid: str)
     """Delete a node and every edge that touches it."""
     node = get_node(ctx, project, graph_uuid, node_uuid)
     with ctx.store.transaction():
-        ctx.store.delete(Edge, {"graph_uuid": node.graph_uuid, "source_node_uuid": node.uuid})
-        ctx.store.delete(Edge, {"graph_uuid": node.graph_uuid, "target_node_uuid": node.uuid})
-        ctx.store.delete(Node, {"uuid": node.uuid})
+        for end in ("source_node_uuid", "target_node_uuid"):
+            graph_writes.delete_edges(ctx.store, node.graph_uuid, {end: node.uuid})
+        ctx.store.delete(Node, {"uuid": node.uuid, "graph_uuid": node.graph_uuid})
         return tasks.completed(ctx, project.uuid, node.graph_uuid, "graph.node.delete")
 
 
@@ -239,7 +253,7 @@ def edge_views(ctx: Context, edges: Sequence[Edge]) -> list[EdgeView]:
         n.uuid: n
         for n in ctx.store.find(Node, {"graph_uuid": edges[0].graph_uuid, "uuid": node_uuids})
     }
-    provenance = ctx.store.episodes_of(Edge, [e.uuid for e in edges])
+    provenance = episodes_of(ctx, Edge, edges)
     return [
         EdgeView(
             edge=e,

@@ -97,7 +97,7 @@ def _set(
         updated_at=clock.now(),
     )
     with ctx.store.transaction():
-        if ctx.store.get(Ontology, owner) is None:
+        if ctx.store.get(Ontology, owner, {"project_uuid": project.uuid}) is None:
             ctx.store.insert([record])
         else:
             ctx.store.update(record)
@@ -113,7 +113,7 @@ def set_graph_ontology(
 
 def get_graph_ontology(ctx: Context, project: Project, graph_uuid: str) -> dict[str, Any]:
     graph = graphs.resolve(ctx, project, graph_uuid)
-    found = ctx.store.get(Ontology, graph.uuid)
+    found = ctx.store.get(Ontology, graph.uuid, {"project_uuid": project.uuid})
     return {**EMPTY, **found.data} if found else dict(EMPTY)
 
 
@@ -122,5 +122,5 @@ def set_project_ontology(ctx: Context, project: Project, body: OntologyIn) -> di
 
 
 def get_project_ontology(ctx: Context, project: Project) -> dict[str, Any]:
-    found = ctx.store.get(Ontology, project.uuid)
+    found = ctx.store.get(Ontology, project.uuid, {"project_uuid": project.uuid})
     return {**EMPTY, **found.data, "inherited": False} if found else {**EMPTY, "inherited": False}

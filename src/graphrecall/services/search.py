@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graphrecall.domain import clock
+from graphrecall.domain import clock, scopes
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.ids import check_uuid
 from graphrecall.domain.models import Graph, Project, Record
@@ -80,7 +80,7 @@ def search(
 ) -> tuple[Graph, list[tuple[Any, Hit]], str | None]:
     """One page of ranked results of ``scope`` as (record, hit) pairs, and the next cursor."""
     graph = graphs.resolve(ctx, project, graph_uuid)
-    spec = engine.SCOPES[scope]
+    spec = scopes.SCOPES[scope]
     opts = options(params, scope)
     if spec.time_fields and not cursor:
         period = query_period(ctx, project, graph, params.query)

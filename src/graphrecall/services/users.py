@@ -135,6 +135,6 @@ def delete_user(ctx: Context, project: Project, user_uuid: str) -> Task:
     with ctx.store.transaction():
         graphs.purge_graph_data(ctx, user.graph_uuid)
         ctx.store.delete(Thread, {"user_uuid": user.uuid})
-        ctx.store.delete(Graph, {"uuid": user.graph_uuid})
-        ctx.store.delete(User, {"uuid": user.uuid})
+        ctx.store.delete(Graph, {"uuid": user.graph_uuid, "project_uuid": project.uuid})
+        ctx.store.delete(User, {"uuid": user.uuid, "project_uuid": project.uuid})
         return tasks.completed(ctx, project.uuid, user.graph_uuid, "user.delete")

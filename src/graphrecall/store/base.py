@@ -1,4 +1,6 @@
-"""The storage interface every backend implements (SQLite now, PostgreSQL later).
+"""The storage interface every backend implements (SQLite now, PostgreSQL next), as small
+protocols: records, provenance links, vectors, lexical search, the task queue, search
+cursors, and maintenance (kept apart from the core interface: ``Store.maintenance``).
 
 Records are the pydantic models of ``graphrecall.domain.models``. Queries are expressed
 with a *scope*: a mapping of field name to value, where a scalar means equality, a list
@@ -9,9 +11,8 @@ which database is underneath.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -19,6 +20,7 @@ import numpy.typing as npt
 
 from graphrecall.domain.models import ApiKey, Node, Page, PageRequest, Record, Task
 from graphrecall.domain.predicates import Predicate
+from graphrecall.domain.scopes import STANDARD_BM25, Bm25
 from graphrecall.store.adjacency import Adjacency
 
 R = TypeVar("R", bound=Record)
@@ -26,23 +28,9 @@ Scope = Mapping[str, Any]
 Vector = npt.NDArray[np.float32]
 
 
-@dataclass(frozen=True)
-class Bm25:
-    """BM25's two constants: ``k1``, how soon more repeats of a term stop adding to a
-    record's score, and ``b``, how much a long record is discounted for its length."""
+class Records(ABC):
+    """Every record kind: written, read, filtered, counted, paged; transactions."""
 
-    k1: float = 1.2
-    b: float = 0.75
-
-
-# The literature's constants, and every full-text index's own (FTS5's ``bm25()``).
-STANDARD_BM25 = Bm25()
-
-
-class Store(ABC):
-    """Persistence for every record kind, provenance links, embeddings and the task queue."""
-
-    # -- lifecycle -------------------------------------------------------------------
     @abstractmethod
     def close(self) -> None: ...
 
@@ -55,28 +43,13 @@ class Store(ABC):
         this thread: another one would wait for the transaction to end)."""
         return False
 
-    def vector_index_status(self) -> dict[str, int]:
-        """Approximate vector indexes: how many are ``ready`` and how many ``building``
-        (empty for a backend that builds none)."""
-        return {}
-
-    def text_index_status(self) -> dict[str, int]:
-        """In-memory copies of full-text indexes: how many are ``ready`` and how many
-        ``building`` (empty for a backend that keeps none)."""
-        return {}
-
-    def filter_column_status(self) -> dict[str, int]:
-        """In-memory copies of the columns filters test: how many are ``ready`` and how
-        many ``building`` (empty for a backend that keeps none)."""
-        return {}
-
-    # -- records ---------------------------------------------------------------------
     @abstractmethod
     def insert(self, records: Sequence[Record]) -> None: ...
 
     @abstractmethod
-    def update(self, record: Record) -> None:
-        """Replace the stored row with the same uuid."""
+    def update(self, record: Record, fields: Collection[str] | None = None) -> None:
+        """Replace the stored row with the same uuid, except its derived fields
+        (``derived_fields``: their writers keep them); with ``fields``, write only those."""
 
     @abstractmethod
     def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None: ...
@@ -146,7 +119,100 @@ class Store(ABC):
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
         """Count of live (unexpired) edges touching each node, both directions."""
 
-    # -- retrieval legs ----------------------------------------------------------------
+    @abstractmethod
+    def setting(self, key: str, default: str) -> str:
+        """Read a setting; on first read store ``default`` and return it."""
+
+    @abstractmethod
+    def find_api_key(self, key_hash: str) -> ApiKey | None: ...
+
+    def iter_all(self, kind: type[R], scope: Scope, batch: int = 500) -> Iterator[R]:
+        page = PageRequest(page_size=batch, order="asc")
+        while True:
+            result = self.list_page(kind, scope, page)
+            yield from result.items
+            if not result.next_cursor:
+                return
+            page = page.model_copy(update={"cursor": result.next_cursor})
+
+
+class Provenance(ABC):
+    """Which episodes mention a node, or support an edge or observation."""
+
+    @abstractmethod
+    def link_episodes(
+        self, kind: type[Record], graph_uuid: str, uuid: str, episode_uuids: Sequence[str]
+    ) -> None:
+        """Record that episodes mention a node, or support an edge or observation."""
+
+    @abstractmethod
+    def episodes_of(
+        self,
+        kind: type[Record],
+        graph_uuid: str,
+        uuids: Sequence[str],
+        *,
+        limit: int | None = None,
+    ) -> dict[str, tuple[list[str], bool]]:
+        """Episode uuids linked to each record of the graph, newest first, and whether
+        truncated (a record of another graph has none)."""
+
+    @abstractmethod
+    def linked_to_episodes(
+        self, kind: type[R], graph_uuid: str, episode_uuids: Sequence[str]
+    ) -> list[str]:
+        """Uuids of the graph's records of ``kind`` linked to any of the episodes."""
+
+    @abstractmethod
+    def linked_by_episode(
+        self, kind: type[Record], graph_uuid: str, episode_uuids: Sequence[str]
+    ) -> dict[str, list[str]]:
+        """Uuids of the graph's records of ``kind`` linked to each of the episodes (an
+        episode linked to none is absent)."""
+
+
+class Vectors(ABC):
+    """Embeddings per owner and the vector leg."""
+
+    @abstractmethod
+    def set_embeddings(
+        self, kind: type[Record], owner_uuid: str, items: Sequence[tuple[str, Vector]]
+    ) -> None: ...
+
+    @abstractmethod
+    def get_embeddings(
+        self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]
+    ) -> dict[str, Vector]:
+        """The vectors of those of ``uuids`` stored for ``owner_uuid`` (its graph, or its
+        space for memories); a record without one is absent."""
+
+    @abstractmethod
+    def delete_embeddings(self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]) -> None:
+        """Forget the owner's vectors of these records (their text changed; a new one is
+        coming)."""
+
+    @abstractmethod
+    def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:
+        """Uuids of records of ``kind`` in ``owner_uuid`` that have no vector yet."""
+
+    @abstractmethod
+    def vector_search(
+        self,
+        kind: type[Record],
+        owner_uuid: str,
+        vector: Vector,
+        *,
+        scope: Scope,
+        where: Predicate | None = None,
+        limit: int = 100,
+    ) -> list[tuple[str, float]]:
+        """Exact cosine similarity (vectors are normalised) over the owner's records that
+        match ``scope`` and ``where``, best first, as (uuid, similarity)."""
+
+
+class LexicalSearch(ABC):
+    """The lexical leg: BM25 over a scope's indexed text."""
+
     @abstractmethod
     def text_search(
         self,
@@ -164,21 +230,47 @@ class Store(ABC):
         with higher = better. Only real term matches. (A query with a term the index
         splits into a phrase keeps the standard scores.)"""
 
-    @abstractmethod
-    def vector_search(
-        self,
-        kind: type[Record],
-        owner_uuid: str,
-        vector: Vector,
-        *,
-        scope: Scope,
-        where: Predicate | None = None,
-        limit: int = 100,
-    ) -> list[tuple[str, float]]:
-        """Exact cosine similarity (vectors are normalised) over the owner's records that
-        match ``scope`` and ``where``, best first, as (uuid, similarity)."""
 
-    # -- search cursors and settings -----------------------------------------------------
+class TaskQueue(ABC):
+    """Durable ingestion tasks. Any number of worker processes may share a store: claiming
+    is atomic per backend (SQLite: one BEGIN IMMEDIATE transaction; Postgres: FOR UPDATE
+    SKIP LOCKED), and a claimed task is held under a lease its worker renews; an expired
+    lease is taken over."""
+
+    @abstractmethod
+    def claim_run(
+        self,
+        owner: str,
+        *,
+        lease_seconds: float,
+        batchable: frozenset[str],
+        max_tasks: int,
+        max_episodes: int,
+    ) -> list[Task]:
+        """Atomically take the oldest pending task whose graph has no task in progress,
+        and the same graph's next pending tasks of a ``batchable`` type after it (in
+        order, up to ``max_tasks`` tasks and ``max_episodes`` payload episodes); they
+        become ``processing``, leased to ``owner`` for ``lease_seconds``. Tasks whose lease
+        expired are first put back to pending. Empty when nothing can be taken now."""
+
+    @abstractmethod
+    def renew_leases(self, owner: str, uuids: Sequence[str], lease_seconds: float) -> list[str]:
+        """Extend ``owner``'s leases on these tasks; returns the uuids it still holds."""
+
+    @abstractmethod
+    def finish_task(self, task: Task, owner: str) -> bool:
+        """Record the end of a task ``owner`` holds (its status, stage, result, error and
+        times) and release the lease; False, writing nothing, if the lease was lost."""
+
+    @abstractmethod
+    def requeue_expired(self) -> int:
+        """Put tasks whose lease expired back to ``pending``; returns how many. (A live
+        worker's tasks are left alone.)"""
+
+
+class Cursors(ABC):
+    """Ranked result lists kept for later pages."""
+
     @abstractmethod
     def save_cursor(
         self, token: str, project_uuid: str, fingerprint: str, results: str, ttl_seconds: int
@@ -188,11 +280,26 @@ class Store(ABC):
     def load_cursor(self, token: str) -> tuple[str, str, str] | None:
         """(project_uuid, fingerprint, results) of an unexpired cursor, else None."""
 
-    @abstractmethod
-    def setting(self, key: str, default: str) -> str:
-        """Read a setting; on first read store ``default`` and return it."""
 
-    # -- maintenance -----------------------------------------------------------------
+class Maintenance:
+    """Health and upkeep of a backend's indexes and caches; a backend that keeps none
+    inherits these no-ops."""
+
+    def vector_index_status(self) -> dict[str, int]:
+        """Approximate vector indexes: how many are ``ready`` and how many ``building``
+        (empty for a backend that builds none)."""
+        return {}
+
+    def text_index_status(self) -> dict[str, int]:
+        """In-memory copies of full-text indexes: how many are ``ready`` and how many
+        ``building`` (empty for a backend that keeps none)."""
+        return {}
+
+    def filter_column_status(self) -> dict[str, int]:
+        """In-memory copies of the columns filters test: how many are ``ready`` and how
+        many ``building`` (empty for a backend that keeps none)."""
+        return {}
+
     def compact_text_indexes(self) -> bool:
         """One bounded step of compacting the full-text indexes; True when it did work
         (call again while idle), False when none needs it. A store whose index needs no
@@ -205,65 +312,17 @@ class Store(ABC):
         none does nothing."""
         return None
 
-    # -- provenance ------------------------------------------------------------------
-    @abstractmethod
-    def link_episodes(
-        self, kind: type[Record], graph_uuid: str, uuid: str, episode_uuids: Sequence[str]
-    ) -> None:
-        """Record that episodes mention a node, or support an edge or observation."""
+    def wait_until_warm(self, timeout: float = 120.0) -> bool:
+        """Start building the in-memory copies a warm store has and wait for them (for
+        tests and benchmarks, which should time a warm store); True when none is still
+        being built after ``timeout`` seconds."""
+        return True
 
-    @abstractmethod
-    def episodes_of(
-        self, kind: type[Record], uuids: Sequence[str], *, limit: int | None = None
-    ) -> dict[str, tuple[list[str], bool]]:
-        """Episode uuids linked to each record, newest first, and whether truncated."""
 
-    @abstractmethod
-    def linked_to_episodes(self, kind: type[R], episode_uuids: Sequence[str]) -> list[str]:
-        """Uuids of records of ``kind`` linked to any of the episodes."""
+class Store(Records, Provenance, Vectors, LexicalSearch, TaskQueue, Cursors):
+    """Persistence for every record kind, provenance links, embeddings and the task queue."""
 
-    @abstractmethod
-    def linked_by_episode(
-        self, kind: type[Record], episode_uuids: Sequence[str]
-    ) -> dict[str, list[str]]:
-        """Uuids of records of ``kind`` linked to each of the episodes (an episode linked
-        to none is absent)."""
-
-    # -- embeddings ------------------------------------------------------------------
-    @abstractmethod
-    def set_embeddings(
-        self, kind: type[Record], owner_uuid: str, items: Sequence[tuple[str, Vector]]
-    ) -> None: ...
-
-    @abstractmethod
-    def get_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> dict[str, Vector]: ...
-
-    @abstractmethod
-    def delete_embeddings(self, kind: type[Record], uuids: Sequence[str]) -> None:
-        """Forget the vectors of these records (their text changed; a new one is coming)."""
-
-    @abstractmethod
-    def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:
-        """Uuids of records of ``kind`` in ``owner_uuid`` that have no vector yet."""
-
-    # -- api keys --------------------------------------------------------------------
-    @abstractmethod
-    def find_api_key(self, key_hash: str) -> ApiKey | None: ...
-
-    # -- task queue ------------------------------------------------------------------
-    @abstractmethod
-    def claim_task(self) -> Task | None:
-        """Atomically take the oldest pending task and mark it processing."""
-
-    @abstractmethod
-    def requeue_unfinished(self) -> int:
-        """After a restart: tasks left ``processing`` go back to ``pending``."""
-
-    def iter_all(self, kind: type[R], scope: Scope, batch: int = 500) -> Iterator[R]:
-        page = PageRequest(page_size=batch, order="asc")
-        while True:
-            result = self.list_page(kind, scope, page)
-            yield from result.items
-            if not result.next_cursor:
-                return
-            page = page.model_copy(update={"cursor": result.next_cursor})
+    @property
+    def maintenance(self) -> Maintenance:
+        """The backend's upkeep hooks (a no-op one unless it keeps indexes to tend)."""
+        return Maintenance()

@@ -14,9 +14,13 @@ import pytest
 
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode, Record
+from graphrecall.domain.scopes import STANDARD_BM25, Bm25
 from graphrecall.store import Store
-from graphrecall.store.base import STANDARD_BM25, Bm25
-from graphrecall.store.sqlite import bm25, term_index
+from graphrecall.store.lexical import bm25
+from graphrecall.store.lexical import postings as term_index
+from graphrecall.store.sqlite import fts5 as fts5_format
+from graphrecall.store.sqlite import rows as rowmap
+from graphrecall.store.sqlite import term_index as term_copies
 from tests.store.sqlite.facts import insert_facts, messages
 
 GRAPH = "g-bm25"
@@ -35,30 +39,30 @@ def statistics(
     FTS5 alone), the statistics read in SQL, and the in-memory copy's, with
     ``constants``."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(term_index, "MIN_ROWS", 10**12)
+        mp.setattr(term_copies, "MIN_ROWS", 10**12)
         mp.setattr(store._term_indexes, "has", lambda table: False)  # type: ignore[attr-defined]
         fts5 = dict(store.text_search(kind, {"graph_uuid": GRAPH}, terms, limit=10_000))
-    table = store._table(kind)  # type: ignore[attr-defined]
-    rows = store._read(f"SELECT uuid, rowid FROM {table}")  # type: ignore[attr-defined]
+    table = rowmap.table(kind)  # type: ignore[attr-defined]
+    rows = store.db.read(f"SELECT uuid, rowid FROM {table}")  # type: ignore[attr-defined]
     rowid = {str(u): int(r) for u, r in rows}
     uuid = {r: u for u, r in rowid.items()}
     rowids = np.array(sorted(rowid[u] for u in fts5), dtype=np.int64)
-    phrases = [t for term in terms for t in store._tokenizer.tokens(term)]  # type: ignore[attr-defined]
-    weights = store._column_weights(table)  # type: ignore[attr-defined]
-    hits = [store._term_rows(table, term) for term in terms]  # type: ignore[attr-defined]
-    in_sql = bm25.sql_scores(
-        store._read,  # type: ignore[attr-defined]
-        store._tokenizer,  # type: ignore[attr-defined]
+    phrases = [t for term in terms for t in store._text._tokenizer.tokens(term)]  # type: ignore[attr-defined]
+    weights = store._text._column_weights(table)  # type: ignore[attr-defined]
+    hits = [store._text._term_rows(table, term) for term in terms]  # type: ignore[attr-defined]
+    stats = fts5_format.statistics(
+        store.db.read,  # type: ignore[attr-defined]
+        store._text._tokenizer,  # type: ignore[attr-defined]
         table,
         weights,
         phrases,
         hits,
-        constants,
         rowids,
     )
-    store._term_index(kind, any_size=True)  # type: ignore[attr-defined]  # starts the read
+    in_sql = {} if stats is None else bm25.scores(stats, constants)
+    store._text._term_index(kind, any_size=True)  # type: ignore[attr-defined]  # starts the read
     assert store._term_indexes.wait(30)  # type: ignore[attr-defined]
-    copy = store._term_index(kind, any_size=True)  # type: ignore[attr-defined]
+    copy = store._text._term_index(kind, any_size=True)  # type: ignore[attr-defined]
     assert copy is not None
     copied = copy.scores(phrases, rowids, constants)
     return (
@@ -134,7 +138,7 @@ def test_rescoring_keeps_the_rows_and_orders_them_by_the_new_scores(
     assert dict(low) == pytest.approx({u: in_sql[u] for u, _ in low}, rel=1e-12)
     # Without a copy (before it is read, or inside a transaction) the SQL statistics
     # answer, with the same scores.
-    monkeypatch.setattr(store, "_term_index", lambda kind, any_size=False: None)
+    monkeypatch.setattr(store._text, "_term_index", lambda kind, any_size=False: None)
     assert store.text_search(Edge, scope, ["jordan", "piano"], bm25=LOW) == low
 
 
@@ -156,9 +160,9 @@ def test_a_small_tables_copy_kept_for_rescoring_follows_writes(store: Store) -> 
     store.text_search(Episode, {"graph_uuid": GRAPH}, ["tennis"], bm25=LOW)  # starts the copy
     assert store._term_indexes.wait(30)  # type: ignore[attr-defined]
     assert store._term_indexes._current["episodes"].rows == 50  # type: ignore[attr-defined]
-    burst = term_index.INLINE_MAX + 50
+    burst = term_copies.INLINE_MAX + 50
     messages(store, [sentence(rng) for _ in range(burst)], thread, GRAPH, start_minute=60)
-    store.refresh_text_indexes()
+    store.maintenance.refresh_text_indexes()
     assert store._term_indexes.wait(30)  # type: ignore[attr-defined]
     assert store._term_indexes._current["episodes"].rows == 50 + burst  # type: ignore[attr-defined]
 

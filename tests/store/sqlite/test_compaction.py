@@ -15,7 +15,7 @@ from graphrecall.domain.models import Edge
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.worker import Worker
 from graphrecall.store import Store, open_store
-from graphrecall.store.sqlite import store as sqlite_store
+from graphrecall.store.sqlite import maintenance as sqlite_store
 from tests.store.sqlite.facts import insert_facts
 
 GRAPH = "g-compaction"
@@ -53,7 +53,7 @@ def _index_rows(path: Path) -> int:
 
 def _compact(store: Store) -> int:
     steps = 0
-    while store.compact_text_indexes():
+    while store.maintenance.compact_text_indexes():
         steps += 1
         assert steps < 10_000
     return steps
@@ -96,7 +96,7 @@ def test_an_idle_worker_compacts(store: Store, path: Path) -> None:
             time.sleep(0.05)
     finally:
         worker.stop()
-    assert not store.compact_text_indexes()  # nothing left to merge
+    assert not store.maintenance.compact_text_indexes()  # nothing left to merge
     _index_rows(path)  # the index is intact
 
 
@@ -105,7 +105,7 @@ def test_checking_with_nothing_due_takes_no_write_lock(store: Store, path: Path)
     other = sqlite3.connect(path, isolation_level=None, timeout=0.1)
     try:
         other.execute("BEGIN IMMEDIATE")  # another writer holds the write lock
-        assert store.compact_text_indexes() is False  # answered from reads, at once
+        assert store.maintenance.compact_text_indexes() is False  # answered from reads, at once
     finally:
         other.execute("ROLLBACK")
         other.close()

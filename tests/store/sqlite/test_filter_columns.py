@@ -20,10 +20,12 @@ from graphrecall.domain import predicates as p
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge
 from graphrecall.store import Store, open_store
-from graphrecall.store.sqlite import filter_columns, fulltext, term_index, vector_index
-from graphrecall.store.sqlite import store as store_module
+from graphrecall.store.lexical import plan as fulltext
+from graphrecall.store.lexical import postings as term_index
+from graphrecall.store.sqlite import filter_columns, maintenance, vector_index
+from graphrecall.store.sqlite import term_index as term_copies
 from graphrecall.store.sqlite.filter_columns import Columns
-from graphrecall.store.sqlite.store import SQLiteStore
+from graphrecall.store.sqlite.filtering import FilterCopies
 
 GRAPH = "g-columns"
 NAMES = ["LIKES", "WORKS_AT", "LIVES_IN", "FRIEND_OF"]
@@ -61,7 +63,7 @@ def make_edges(rng: random.Random, count: int, graph: str = GRAPH) -> list[Edge]
 
 
 def read_copy(store: Store, graph: str = GRAPH) -> Columns:
-    rows = store._read(  # type: ignore[attr-defined]
+    rows = store.db.read(  # type: ignore[attr-defined]
         f"{filter_columns.select('edges')} WHERE graph_uuid = ?", [graph]
     )
     return filter_columns.read("edges", "graph_uuid", graph, rows)
@@ -157,8 +159,8 @@ def test_filters_the_columns_do_not_cover_go_to_sql(store: Store) -> None:
 def test_a_search_the_copies_cannot_filter_starts_none(store: Store, reads: list[str]) -> None:
     store.insert(make_edges(random.Random(6), 10))
     labels = p.EndpointLabels(("Person",), True)
-    assert store._filter_copy(Edge, {"graph_uuid": GRAPH}, labels) is None  # type: ignore[attr-defined]
-    assert store.filter_column_status() == {"ready": 0, "building": 0}
+    assert store._filters.copy(Edge, {"graph_uuid": GRAPH}, labels) is None  # type: ignore[attr-defined]
+    assert store.maintenance.filter_column_status() == {"ready": 0, "building": 0}
     assert current_copy(store, p.Column("name", "eq", "LIKES")) is not None
     assert reads == [GRAPH]
 
@@ -167,7 +169,7 @@ def current_copy(store: Store, where: p.Predicate | None = None) -> set[str]:
     """The rows the store's current copy allows, waiting while it is read."""
     deadline = time.monotonic() + 30
     while True:
-        found = store._filter_copy(Edge, {"graph_uuid": GRAPH}, where)  # type: ignore[attr-defined]
+        found = store._filters.copy(Edge, {"graph_uuid": GRAPH}, where)  # type: ignore[attr-defined]
         if found is not None:
             copy, mask = found
             return {copy.uuids[i] for i in np.flatnonzero(mask)}
@@ -274,13 +276,13 @@ def test_a_copy_too_far_behind_or_past_the_pruned_log_is_read_again(
     current_copy(store)
     monkeypatch.setattr(filter_columns, "CATCH_UP_MAX", 3)
     store.insert(make_edges(rng, 4))  # four rows behind: read again
-    assert store._filter_copy(Edge, {"graph_uuid": GRAPH}, None) is None  # type: ignore[attr-defined]
+    assert store._filters.copy(Edge, {"graph_uuid": GRAPH}, None) is None  # type: ignore[attr-defined]
     assert len(current_copy(store)) == 14
-    monkeypatch.setattr(store_module, "CHANGE_LOG_KEEP", 1)
+    monkeypatch.setattr(maintenance, "CHANGE_LOG_KEEP", 1)
     store.insert(make_edges(rng, 1))
     store.insert(make_edges(rng, 1))
-    store._prune_change_log()  # type: ignore[attr-defined]
-    assert store._filter_copy(Edge, {"graph_uuid": GRAPH}, None) is None  # type: ignore[attr-defined]
+    store.maintenance._prune_change_log()  # type: ignore[attr-defined]
+    assert store._filters.copy(Edge, {"graph_uuid": GRAPH}, None) is None  # type: ignore[attr-defined]
     assert len(current_copy(store)) == 16
     assert len(reads) == 3
 
@@ -289,7 +291,7 @@ def test_the_row_log_triggers_cover_every_kept_column(store: Store) -> None:
     """A column added to filter_columns.COLUMNS needs its update trigger widened (by a
     migration), or updates of it would never reach the copies."""
     for table, (text, times) in filter_columns.COLUMNS.items():
-        (sql,) = store._read(  # type: ignore[attr-defined]
+        (sql,) = store.db.read(  # type: ignore[attr-defined]
             "SELECT sql FROM sqlite_master WHERE name = ?", [f"{table}_rows_update"]
         )[0]
         watched = sql.split(" OF ", 1)[1].split(" ON ", 1)[0]
@@ -302,7 +304,7 @@ def big(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
     """A store whose 400-fact graph counts as big: HNSW, the term index and the filter
     columns all serve it; terms count as common early."""
     monkeypatch.setattr(vector_index, "ANN_MIN_ROWS", 100)
-    monkeypatch.setattr(term_index, "MIN_ROWS", 0)
+    monkeypatch.setattr(term_copies, "MIN_ROWS", 0)
     monkeypatch.setattr(fulltext, "COMMON_MIN_ROWS", 10)
     store = open_store(tmp_path / "big.db")
     yield store
@@ -313,14 +315,14 @@ def big(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
 def copies_used(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each filtered leg got the rows from the filter columns (True) or SQL."""
     used: list[bool] = []
-    real = SQLiteStore._filter_copy
+    real = FilterCopies.copy
 
-    def spy(self: SQLiteStore, *args: Any) -> Any:
+    def spy(self: FilterCopies, *args: Any) -> Any:
         found = real(self, *args)
         used.append(found is not None)
         return found
 
-    monkeypatch.setattr(SQLiteStore, "_filter_copy", spy)
+    monkeypatch.setattr(FilterCopies, "copy", spy)
     return used
 
 
@@ -342,7 +344,7 @@ def test_filtered_searches_through_the_copy_give_sqls_and_the_exact_pages(
     matrix = np.random.default_rng(9).normal(size=(400, 16)).astype(np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     big.set_embeddings(Edge, GRAPH, [(e.uuid, matrix[i]) for i, e in enumerate(edges)])
-    assert big.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    assert big.maintenance.wait_until_warm(30)  # type: ignore[attr-defined]
     wheres = [
         p.And((p.Column("name", "in", ("LIKES", "LIVES_IN")), p.Column("expired_at", "is_null"))),
         p.Column("created_at", "gte", stamp(90)),
@@ -355,7 +357,7 @@ def test_filtered_searches_through_the_copy_give_sqls_and_the_exact_pages(
         text, vec = filtered_searches(big, where, q)
         assert copies_used == [True, True]  # both legs
         with pytest.MonkeyPatch.context() as mp:  # the same searches, filtered in SQL
-            mp.setattr(type(big), "_filter_copy", lambda *_: None)
+            mp.setattr(FilterCopies, "copy", lambda *_: None)
             sql_text, _ = filtered_searches(big, where, q)
         assert text == sql_text and text  # same rows, order and scores
         allowed = sorted(sql_uuids(big, where))
@@ -373,7 +375,7 @@ def test_the_fill_of_a_common_term_is_ranked_from_the_copy_as_fts5_ranks_it(
     match too few allowed rows: the newest FILL_ROWS of them."""
     rng = random.Random(10)
     big.insert(make_edges(rng, 400))
-    assert big.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    assert big.maintenance.wait_until_warm(30)  # type: ignore[attr-defined]
     current_copy(big)
     where = p.Column("name", "eq", "WORKS_AT")
     scope = {"graph_uuid": GRAPH}
@@ -390,7 +392,7 @@ def test_the_fill_of_a_common_term_is_ranked_from_the_copy_as_fts5_ranks_it(
         mp.setattr(fulltext, "FILL_ROWS", 15)
         found = big.text_search(Edge, scope, ["jordan", "zebra"], where=where, limit=40)
         assert fills == [15]  # the fill came from the copy
-        mp.setattr(type(big), "_filter_copy", lambda *_: None)
+        mp.setattr(FilterCopies, "copy", lambda *_: None)
         plain = big.text_search(Edge, scope, ["jordan", "zebra"], where=where, limit=40)
     assert found == plain and len(found) == 15
 
@@ -403,7 +405,7 @@ def test_a_copy_that_disagrees_with_sql_is_not_trusted(
     big.insert(edges)
     vectors = np.random.default_rng(11).normal(size=(300, 16)).astype(np.float32)
     big.set_embeddings(Edge, GRAPH, [(e.uuid, vectors[i]) for i, e in enumerate(edges)])
-    assert big.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    assert big.maintenance.wait_until_warm(30)  # type: ignore[attr-defined]
     current_copy(big)
     # A broken copy that allows every row.
     monkeypatch.setattr(Columns, "allowed", lambda self, *_: self.alive.copy())

@@ -1,5 +1,6 @@
-"""Common-term matching (store/sqlite/fulltext.py): same scores as the plain OR query,
-fewer rows scored; a fill from the common terms ranks only their newest rows."""
+"""Common-term matching (store/lexical/plan.py; FTS5 expressions: store/sqlite/fts5.py):
+the same scores as the plain OR query, fewer rows scored; a fill from the common terms
+ranks only their newest rows."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import pytest
 from graphrecall.domain.models import Edge
 from graphrecall.domain.predicates import Column
 from graphrecall.store import Store
-from graphrecall.store.sqlite import fulltext
-from graphrecall.store.sqlite import store as sqlite_store
+from graphrecall.store.lexical import plan as fulltext
+from graphrecall.store.sqlite import fts5
+from graphrecall.store.sqlite import text_search as sqlite_store
 from tests.store.sqlite.facts import insert_facts
 
 GRAPH = "g-fulltext"
@@ -38,18 +40,17 @@ def corpus(store: Store, jordan_only: int) -> None:
 def test_plan_splits_only_much_more_frequent_terms() -> None:
     counts = {"jordan": 55_000, "ellis": 55_000, "work": 8_500, "lisbon": 4_400}
     plan = fulltext.match_plan(["jordan", "ellis", "work"], 72_000, counts.__getitem__)
-    assert plan.first == [
+    assert fts5.first(plan) == [
         '("work") AND ("jordan" OR "ellis")',
         '("work") NOT ("jordan" OR "ellis")',
     ]
-    assert plan.fill is None  # jordan and ellis are in over half the rows: IDF ~0
+    assert fts5.fill(plan) is None  # jordan and ellis are in over half the rows: IDF ~0
     # Frequent but comparable terms, or a small table: the plain OR query.
-    assert fulltext.match_plan(["work", "lisbon"], 72_000, counts.__getitem__).first == [
-        '"work" OR "lisbon"'
-    ]
-    assert fulltext.match_plan(["jordan", "lisbon"], 900, counts.__getitem__).fill is None
+    comparable = fulltext.match_plan(["work", "lisbon"], 72_000, counts.__getitem__)
+    assert fts5.first(comparable) == ['"work" OR "lisbon"']
+    assert fts5.fill(fulltext.match_plan(["jordan", "lisbon"], 900, counts.__getitem__)) is None
     plan = fulltext.match_plan(["lisbon", "work"], 100_000, {"lisbon": 10, "work": 9_000}.get)
-    assert plan.fill == '("work") NOT ("lisbon")'
+    assert fts5.fill(plan) == '("work") NOT ("lisbon")'
 
 
 def test_enough_rare_matches_rank_exactly_like_the_plain_query(store: Store) -> None:
@@ -116,7 +117,7 @@ def test_a_terms_row_count_is_counted_once_per_ttl(store: Store) -> None:
     ROW_COUNT_TTL_S, so repeated queries do not walk the same posting lists again."""
     corpus(store, jordan_only=40)
     counted: list[str] = []
-    read = store._read  # type: ignore[attr-defined]
+    read = store.db.read  # type: ignore[attr-defined]
 
     def spy(sql: str, params: object = ()) -> object:
         if sql.startswith("SELECT count(*) FROM edges_fts"):
@@ -124,7 +125,7 @@ def test_a_terms_row_count_is_counted_once_per_ttl(store: Store) -> None:
         return read(sql, params)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(store, "_read", spy)
+        mp.setattr(store.db, "read", spy)  # type: ignore[attr-defined]
         first = search(store, ["jordan", "tennis"], 20, plain=False)
         assert len(counted) == 2  # one count per term
         again = search(store, ["tennis", "jordan", "court"], 20, plain=False)

@@ -17,13 +17,16 @@ from graphrecall.domain import predicates as p
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode
 from graphrecall.ingest.context import IngestContext
+from graphrecall.ingest.graph_writes import delete_episodes
 from graphrecall.ingest.worker import Worker
 from graphrecall.store import Store
-from graphrecall.store.sqlite import fulltext, term_index
+from graphrecall.store.lexical import plan as fulltext
+from graphrecall.store.lexical.postings import TermIndex
+from graphrecall.store.sqlite import fts5, term_index
 from graphrecall.store.sqlite.migrations import (
     CHANGE_LOG,
-    FTS_TABLES,
     FTS_TOKENIZE,
+    TEXT_TABLES,
     ensure_change_log,
     migrate,
 )
@@ -56,7 +59,7 @@ def both(
     store: Store, kind: type[Edge] | type[Episode], terms: list[str], limit: int, **kw: object
 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
     """(from the in-memory index, from FTS5 alone) for one query."""
-    assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    assert store.maintenance.wait_until_warm(30)  # type: ignore[attr-defined]
     indexed = store.text_search(kind, {"graph_uuid": GRAPH}, terms, limit=limit, **kw)  # type: ignore[arg-type]
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(term_index, "MIN_ROWS", 10**12)
@@ -119,7 +122,7 @@ def test_filters_and_selective_filters_give_fts5s_rows(
     indexed, plain = both(store, Edge, ["tennis", "cat", "lisbon"], 10, where=where)
     assert indexed == plain and {u for u, _ in indexed} <= set(wanted)
     # A filter so selective that the index would check too many rows: FTS5 answers.
-    monkeypatch.setattr("graphrecall.store.sqlite.store.TERM_INDEX_CHECK_MAX", 1)
+    monkeypatch.setattr("graphrecall.store.sqlite.text_search.TERM_INDEX_CHECK_MAX", 1)
     indexed, plain = both(store, Edge, ["tennis", "cat", "lisbon"], 10, where=where)
     assert indexed == plain and indexed
 
@@ -148,7 +151,7 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     done: list[str] = []
     real = term_index.build
 
-    def counted(path: Any, table: str, *args: Any) -> term_index.TermIndex:
+    def counted(path: Any, table: str, *args: Any) -> TermIndex:
         done.append(table)
         return real(path, table, *args)
 
@@ -163,7 +166,7 @@ def test_writes_are_caught_up_with_not_read_again(store: Store, builds: list[str
     rng = random.Random(5)
     ids = edges(store, [sentence(rng) for _ in range(150)])
     store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
-    assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    assert store.maintenance.wait_until_warm(30)  # type: ignore[attr-defined]
     assert builds.count("edges") == 1
     indexes = store._term_indexes  # type: ignore[attr-defined]
     (new,) = edges(store, ["zanzibar tennis tennis"])
@@ -200,12 +203,12 @@ def test_a_messages_neighbours_reindexed_by_its_triggers_are_caught_up_with(
     thread = new_id()
     ids = messages(store, [sentence(rng) for _ in range(60)], thread, GRAPH, start_minute=0)
     store.text_search(Episode, {"graph_uuid": GRAPH}, ["tennis"])
-    assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    assert store.maintenance.wait_until_warm(30)  # type: ignore[attr-defined]
     (between,) = messages(store, ["zanzibar ferry"], thread, GRAPH, start_minute=10)
     # the message is the reply of the one before it and the context of the two after it
     indexed, plain = both(store, Episode, ["zanzibar"], 10)
     assert indexed == plain and len(indexed) >= 2 and between in {u for u, _ in indexed}
-    store.delete(Episode, {"graph_uuid": GRAPH, "uuid": [between, ids[30]]})
+    delete_episodes(store, GRAPH, [between, ids[30]])
     indexed, plain = both(store, Episode, ["zanzibar", "tennis", "avery"], 100)
     assert indexed == plain and not {between, ids[30]} & {u for u, _ in indexed}
     assert not both(store, Episode, ["zanzibar"], 10)[0]
@@ -220,10 +223,10 @@ def test_compaction_changes_no_posting_and_is_caught_up_with_at_once(
     for _ in range(20):  # one FTS5 segment per transaction
         edges(store, [sentence(rng) for _ in range(10)])
     store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
-    assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    assert store.maintenance.wait_until_warm(30)  # type: ignore[attr-defined]
     copy = store._term_indexes._current["edges"]  # type: ignore[attr-defined]
-    monkeypatch.setattr("graphrecall.store.sqlite.store.COMPACT_MIN_ROWS", 1)
-    while store.compact_text_indexes():
+    monkeypatch.setattr("graphrecall.store.sqlite.maintenance.COMPACT_MIN_ROWS", 1)
+    while store.maintenance.compact_text_indexes():
         pass
     indexed, plain = both(store, Edge, ["tennis", "cat"], 50)
     assert indexed == plain
@@ -241,7 +244,7 @@ def test_many_changes_are_caught_up_with_in_the_background(
     rng = random.Random(31)
     edges(store, [sentence(rng) for _ in range(80)])
     store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
-    assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    assert store.maintenance.wait_until_warm(30)  # type: ignore[attr-defined]
     indexes = store._term_indexes  # type: ignore[attr-defined]
     monkeypatch.setattr(term_index, "INLINE_MAX", 3)
     (new, *_) = edges(store, ["zanzibar", *(sentence(rng) for _ in range(9))])
@@ -261,15 +264,15 @@ def test_a_copy_too_far_behind_or_past_the_pruned_log_is_read_again(
     rng = random.Random(19)
     edges(store, [sentence(rng) for _ in range(50)])
     store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
-    assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    assert store.maintenance.wait_until_warm(30)  # type: ignore[attr-defined]
     monkeypatch.setattr(term_index, "LOG_SCAN_MAX", 10)
     edges(store, [sentence(rng) for _ in range(11)])  # 11 changes pending
     indexed, plain = both(store, Edge, ["tennis", "cat"], 100)
     assert indexed == plain and builds.count("edges") == 2
     # Pruning leaves the newest entries: a copy behind them cannot catch up.
     edges(store, [sentence(rng) for _ in range(5)])
-    monkeypatch.setattr("graphrecall.store.sqlite.store.CHANGE_LOG_KEEP", 2)
-    store._prune_change_log()  # type: ignore[attr-defined]
+    monkeypatch.setattr("graphrecall.store.sqlite.maintenance.CHANGE_LOG_KEEP", 2)
+    store.maintenance._prune_change_log()  # type: ignore[attr-defined]
     indexed, plain = both(store, Edge, ["tennis", "cat"], 100)
     assert indexed == plain and builds.count("edges") == 3
 
@@ -282,7 +285,7 @@ def test_without_a_change_log_a_stale_copy_is_read_again(store: Store, builds: l
     edges(store, [sentence(rng) for _ in range(50)])
     store._term_indexes.logged = frozenset()  # type: ignore[attr-defined]
     store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
-    assert store.wait_for_term_indexes(30)  # type: ignore[attr-defined]
+    assert store.maintenance.wait_until_warm(30)  # type: ignore[attr-defined]
     (new,) = edges(store, ["zanzibar tennis"])
     # FTS5 has changed: the old copy is not used, the new row is found at once.
     assert [u for u, _ in store.text_search(Edge, {"graph_uuid": GRAPH}, ["zanzibar"])] == [new]
@@ -293,20 +296,20 @@ def test_without_a_change_log_a_stale_copy_is_read_again(store: Store, builds: l
 def test_the_change_log_triggers_are_remade_when_an_index_is_recreated(tmp_path: Path) -> None:
     conn = sqlite3.connect(str(tmp_path / "x.db"), isolation_level=None)
     migrate(conn)
-    assert ensure_change_log(conn) == frozenset(FTS_TABLES)
+    assert ensure_change_log(conn) == frozenset(TEXT_TABLES)
     conn.execute("DROP TABLE memories_fts")  # as a migration recreating it would
     conn.execute(
         "CREATE VIRTUAL TABLE memories_fts USING fts5(content, content='memories',"
         " content_rowid='rowid')"
     )
-    assert ensure_change_log(conn) == frozenset(FTS_TABLES)
+    assert ensure_change_log(conn) == frozenset(TEXT_TABLES)
     conn.execute("INSERT INTO memories_fts(rowid, content) VALUES (7, 'hello')")
     assert conn.execute(f"SELECT tbl, row FROM {CHANGE_LOG}").fetchall() == [("memories", 7)]
     conn.close()
 
 
 def test_query_terms_are_stemmed_as_the_index_stems_them() -> None:
-    tokenizer = term_index.Tokenizer(FTS_TOKENIZE)
+    tokenizer = fts5.Tokenizer(FTS_TOKENIZE)
     try:
         assert tokenizer.tokens("moving") == tokenizer.tokens("moves") == ("move",)
         assert tokenizer.tokens("Café") == ("cafe",)
@@ -326,7 +329,7 @@ def test_a_term_fts5_reads_as_a_phrase_is_left_to_fts5(store: Store) -> None:
 def test_small_tables_are_searched_on_fts5_alone(store: Store) -> None:
     edges(store, ["tennis court", "tennis racket"])
     assert len(store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])) == 2
-    assert store.wait_for_term_indexes(5)  # type: ignore[attr-defined]
+    assert store.maintenance.wait_until_warm(5)  # type: ignore[attr-defined]
     assert not store._term_indexes._current  # type: ignore[attr-defined]
 
 
@@ -360,11 +363,11 @@ def test_an_idle_worker_brings_a_searched_tables_copy_up_to_date(store: Store) -
 def test_varints_are_read_big_end_first() -> None:
     """FTS5 writes a row's per-column lengths as SQLite varints (high bits first): a
     column of 137 tokens is 0x81 0x09, which read low bits first had counted as 1,161."""
-    assert term_index.varints(bytes([0x00, 0x7F])) == [0, 127]
-    assert term_index.varints(bytes([0x81, 0x00])) == [128]
-    assert term_index.varints(bytes([0x81, 0x09, 0x1B])) == [137, 27]
-    assert term_index.varints(bytes([0x81, 0x80, 0x00])) == [16384]
-    assert term_index.varints(bytes([0xFF] * 8 + [0x01])) == [(2**56 - 1) << 8 | 1]
+    assert fts5.varints(bytes([0x00, 0x7F])) == [0, 127]
+    assert fts5.varints(bytes([0x81, 0x00])) == [128]
+    assert fts5.varints(bytes([0x81, 0x09, 0x1B])) == [137, 27]
+    assert fts5.varints(bytes([0x81, 0x80, 0x00])) == [16384]
+    assert fts5.varints(bytes([0xFF] * 8 + [0x01])) == [(2**56 - 1) << 8 | 1]
 
 
 @pytest.mark.usefixtures("small_tables")

@@ -16,8 +16,8 @@ from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Node
 from graphrecall.domain.predicates import Column, HasAnyLabel
 from graphrecall.store import Store, open_store
-from graphrecall.store.sqlite import store as store_module
 from graphrecall.store.sqlite import vector_index
+from graphrecall.store.sqlite import vectors as vectors_module
 from graphrecall.store.sqlite.vector_index import VectorIndexes
 
 DIM = 16
@@ -60,8 +60,8 @@ def add_nodes(store: Store, labels: list[list[str]]) -> list[Node]:
 
 def wait_store_ready(store: Store) -> None:
     deadline = time.monotonic() + 30
-    while store.vector_index_status() != {"ready": 1, "building": 0}:
-        assert time.monotonic() < deadline, store.vector_index_status()
+    while store.maintenance.vector_index_status() != {"ready": 1, "building": 0}:
+        assert time.monotonic() < deadline, store.maintenance.vector_index_status()
         time.sleep(0.01)
 
 
@@ -199,13 +199,13 @@ def test_cached_matrices_catch_up_with_writes(tmp_path: Path) -> None:
         store.set_embeddings(Node, "g", [(nodes[4].uuid, vectors[4])])  # added
         store.set_embeddings(Node, "g", [(nodes[0].uuid, vectors[6]), (nodes[5].uuid, vectors[5])])
         caught_up = []
-        real = store._catch_up  # type: ignore[attr-defined]
+        real = store._vectors._catch_up  # type: ignore[attr-defined]
 
         def spy(*args: object) -> object:
             caught_up.append(real(*args))
             return caught_up[-1]
 
-        store._catch_up = spy  # type: ignore[attr-defined]
+        store._vectors._catch_up = spy  # type: ignore[attr-defined]
         check()
         assert len(caught_up) == 1 and caught_up[0] is not None  # no reload
         with pytest.raises(RuntimeError), store.transaction():
@@ -213,7 +213,7 @@ def test_cached_matrices_catch_up_with_writes(tmp_path: Path) -> None:
             raise RuntimeError("never committed")
 
         check()
-        store.delete_embeddings(Node, [nodes[2].uuid])  # not logged: reloaded
+        store.delete_embeddings(Node, "g", [nodes[2].uuid])  # not logged: reloaded
         check()
         store.set_embeddings(Node, "g", [(nodes[2].uuid, vectors[2])])
         check()
@@ -225,7 +225,7 @@ def test_filtered_search_on_an_index_matches_exact_search(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(vector_index, "ANN_MIN_ROWS", 150)
-    monkeypatch.setattr(store_module, "POST_FILTER_FETCH", 60)
+    monkeypatch.setattr(vectors_module, "POST_FILTER_FETCH", 60)
     store = open_store(tmp_path / "filtered.db")
     try:
         labels = [

@@ -174,7 +174,7 @@ def _results(ctx: Context, graph: Graph, items: list[Item]) -> ContextResultsWir
         dumped = wire.node(node_view, graph).model_dump()
         out.nodes.append(ContextNodeWire(**dumped, selection_rank=rank[("node", item.uuid)]))
     observation_items = by_kind.get("observation", [])
-    provenance = ctx.store.episodes_of(Observation, [i.uuid for i in observation_items])
+    provenance = ctx.store.episodes_of(Observation, graph.uuid, [i.uuid for i in observation_items])
     for item in observation_items:
         assert isinstance(item.record, Observation)
         dumped = wire.observation(

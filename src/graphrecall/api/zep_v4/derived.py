@@ -40,7 +40,7 @@ def list_observations(
     where = (body or FilteredListBody()).predicate("list:observations")
     graph = graphs.resolve(ctx, project, graph_uuid)
     result = ctx.store.list_page(Observation, {"graph_uuid": graph.uuid}, page, where=where)
-    provenance = ctx.store.episodes_of(Observation, [o.uuid for o in result.items])
+    provenance = ctx.store.episodes_of(Observation, graph.uuid, [o.uuid for o in result.items])
     return wire_page(
         result, [wire.observation(o, graph, provenance[o.uuid][0]) for o in result.items]
     )
@@ -57,7 +57,9 @@ def get_observation(
     found = ctx.store.get(Observation, uuid, {"graph_uuid": graph.uuid})
     if found is None:
         raise NotFound("observation", uuid, param="observation_uuid")
-    return wire.observation(found, graph, ctx.store.episodes_of(Observation, [uuid])[uuid][0])
+    return wire.observation(
+        found, graph, ctx.store.episodes_of(Observation, graph.uuid, [uuid])[uuid][0]
+    )
 
 
 @router.post(

@@ -63,7 +63,7 @@ def _episodes(ctx: Context, graph: Graph, found: Found) -> list[Any]:
 
 
 def _observations(ctx: Context, graph: Graph, found: Found) -> list[Any]:
-    provenance = ctx.store.episodes_of(Observation, [o.uuid for o, _ in found])
+    provenance = ctx.store.episodes_of(Observation, graph.uuid, [o.uuid for o, _ in found])
     return [
         wire.observation(o, graph, provenance[o.uuid][0], h.score, h.relevance) for o, h in found
     ]

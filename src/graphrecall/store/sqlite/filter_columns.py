@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graphrecall.domain import predicates as p
+from graphrecall.domain.scopes import SCOPES
 from graphrecall.store.sqlite.migrations import ROW_LOG
 
 log = logging.getLogger(__name__)
@@ -50,15 +51,10 @@ Times = npt.NDArray[np.datetime64]
 Read = Callable[[str, Sequence[Any]], list[Any]]
 Key = tuple[str, str]  # (table, owner uuid)
 
-# The filterable columns kept per table: text columns (compared by dictionary code) and
-# timestamp columns.
+# The filterable columns kept per table, as the scopes declare them: text columns
+# (compared by dictionary code) and timestamp columns.
 COLUMNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "edges": (
-        ("name", "source_node_uuid", "target_node_uuid"),
-        ("created_at", "valid_at", "invalid_at", "expired_at"),
-    ),
-    "nodes": (("name",), ("created_at",)),
-    "episodes": (("thread_uuid", "role", "source"), ("created_at",)),
+    s.table: (s.filter_text, s.filter_times) for s in SCOPES.values() if s.filter_columns
 }
 # A search re-reads at most this many rows written since the copy was read; more, and
 # the copy is read again whole in the background while SQL filters.

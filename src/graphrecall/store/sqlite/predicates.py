@@ -241,7 +241,8 @@ def _contains_sql(col: str, value: Any, params: list[Any]) -> str:
     if rest:
         params.append(json.dumps(rest))
         parts.append(f"gr_json_contains({col}, ?)")
-    return "(" + " AND ".join(parts) + ")" if parts else "1"
+    # {} is contained in every object, and only in objects (not NULL, not an array).
+    return "(" + " AND ".join(parts) + ")" if parts else f"json_type({col}) = 'object'"
 
 
 def _regexp(pattern: str, ignore_case: int, value: str | None) -> int:

@@ -11,7 +11,7 @@ from graphrecall.store import open_store
 def test_the_temporal_index_covers_start_and_end(tmp_path: Path) -> None:
     store = open_store(tmp_path / "db.sqlite")
     try:
-        conn = store._conn  # type: ignore[attr-defined]
+        conn = store.db.conn  # type: ignore[attr-defined]
         columns = [r[2] for r in conn.execute("PRAGMA index_info(memories_temporal)")]
         assert columns == ["space_uuid", "temporal_start", "temporal_end"]
         plan = " ".join(

@@ -10,7 +10,8 @@ import pytest
 
 from graphrecall.domain.models import Episode
 from graphrecall.store import open_store
-from graphrecall.store.sqlite import store as sqlite_store
+from graphrecall.store.sqlite import connection as sqlite_store
+from graphrecall.store.sqlite.store import SQLiteStore
 
 GRAPH = "g-1"
 STAMP = "2026-01-01T00:00:00.000000Z"
@@ -69,14 +70,14 @@ def test_searches_still_run_when_the_pool_is_exhausted(
 
 
 def test_every_connection_reads_through_a_memory_map(tmp_path: Path) -> None:
-    store = sqlite_store.SQLiteStore(tmp_path / "db.sqlite")
+    store = SQLiteStore(tmp_path / "db.sqlite")
     try:
-        pooled = store._checkout()
+        pooled = store.db.checkout()
         assert pooled is not None
-        for conn in (store._conn, store._reader, pooled):
+        for conn in (store.db.conn, store.db.reader, pooled):
             # SQLite caps the map at its build's limit; it must not be off (0).
             mapped = int(conn.execute("PRAGMA mmap_size").fetchone()[0])
             assert 0 < mapped <= sqlite_store.MMAP_BYTES
-        store._read_pool.put(pooled)
+        store.db.checkin(pooled)
     finally:
         store.close()

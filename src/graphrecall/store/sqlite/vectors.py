@@ -1,0 +1,341 @@
+"""Embeddings, kept per owner, and the vector leg: exact cosine over an owner's matrix
+(cached until its version counter moves, caught up from this process's own writes), an
+HNSW index for big owners (``vector_index.py``), and filters applied inside candidate
+generation, never by trimming a finished top-k."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from graphrecall.domain.models import Record
+from graphrecall.domain.predicates import Predicate
+from graphrecall.domain.scopes import owner_field
+from graphrecall.store.base import Scope, Vector
+from graphrecall.store.sqlite import rows as rowmap
+from graphrecall.store.sqlite.connection import Database
+from graphrecall.store.sqlite.filtering import FilterCopies, restricted
+from graphrecall.store.sqlite.predicates import bounded
+from graphrecall.store.sqlite.vector_index import VectorIndexes
+from graphrecall.store.vector_math import best, cosines
+
+log = logging.getLogger(__name__)
+
+# Logged vector writes per owner beyond which the next read reloads the matrix instead.
+VECTOR_LOG_MAX = 20_000
+# A filtered search over an HNSW index checks this many nearest rows against the filter.
+POST_FILTER_FETCH = 1_000
+POST_FILTER_FETCH_MAX = 20_000
+
+
+class Vectors:
+    def __init__(self, db: Database, filters: FilterCopies) -> None:
+        self.db = db
+        self._filters = filters
+        self.ann = VectorIndexes()
+        self._matrices: dict[
+            tuple[str, str], tuple[int, list[str], dict[str, int], npt.NDArray[np.float32]]
+        ] = {}
+        # Vectors this process wrote, by (table, owner) and the version each write produced:
+        # a cached matrix catches up from here instead of reloading (see _matrix).
+        self._vector_log: dict[tuple[str, str], list[tuple[int, list[tuple[str, bytes]]]]] = {}
+        self._vector_log_lock = threading.Lock()
+        db.on_rollback(self._forget_log)
+
+    def _forget_log(self) -> None:
+        with self._vector_log_lock:
+            self._vector_log.clear()  # it may hold vectors that were never committed
+
+    def close(self) -> None:
+        self.ann.close()
+
+    def set_embeddings(
+        self, kind: type[Record], owner_uuid: str, items: Sequence[tuple[str, Vector]]
+    ) -> None:
+        table = rowmap.table(kind)
+        blobs = [(uuid, np.asarray(vec, dtype=np.float32).tobytes()) for uuid, vec in items]
+        with self.db.transaction():
+            self.db.conn.executemany(
+                "INSERT OR REPLACE INTO embeddings (kind, uuid, owner_uuid, vector)"
+                " VALUES (?, ?, ?, ?)",
+                [(table, uuid, owner_uuid, blob) for uuid, blob in blobs],
+            )
+            version = self.db.conn.execute(
+                "INSERT INTO embedding_versions (kind, owner_uuid, version) VALUES (?, ?, 1)"
+                " ON CONFLICT (kind, owner_uuid) DO UPDATE SET version = version + 1"
+                " RETURNING version",
+                [table, owner_uuid],
+            ).fetchone()[0]
+            with self._vector_log_lock:
+                log = self._vector_log.setdefault((table, owner_uuid), [])
+                log.append((int(version), blobs))
+                if sum(len(entry[1]) for entry in log) > VECTOR_LOG_MAX:
+                    del self._vector_log[(table, owner_uuid)]  # a reload is cheaper now
+
+    def get_embeddings(
+        self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]
+    ) -> dict[str, Vector]:
+        out: dict[str, Vector] = {}
+        for start in range(0, len(uuids), 500):
+            chunk = list(uuids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.query(
+                "SELECT uuid, vector FROM embeddings"
+                f" WHERE kind = ? AND uuid IN ({marks}) AND owner_uuid = ?",
+                [rowmap.table(kind), *chunk, owner_uuid],
+            )
+            for uuid, blob in rows:
+                out[uuid] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def delete_embeddings(self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]) -> None:
+        table = rowmap.table(kind)
+        with self.db.transaction():
+            for start in range(0, len(uuids), 500):
+                chunk = list(uuids[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                self.db.conn.execute(
+                    "DELETE FROM embeddings"
+                    f" WHERE kind = ? AND uuid IN ({marks}) AND owner_uuid = ?",
+                    [table, *chunk, owner_uuid],
+                )
+            self.removed(table, owner_uuid)
+
+    def removed(self, table: str, owner_uuid: str | None = None) -> None:
+        """Invalidate the cached vector matrices of a record kind, or of one owner's
+        records of it (rows were removed)."""
+        if owner_uuid is None:
+            self.db.conn.execute(
+                "UPDATE embedding_versions SET version = version + 1 WHERE kind = ?", [table]
+            )
+        else:
+            self.db.conn.execute(
+                "UPDATE embedding_versions SET version = version + 1"
+                " WHERE kind = ? AND owner_uuid = ?",
+                [table, owner_uuid],
+            )
+
+    def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:
+        table = rowmap.table(kind)
+        rows = self.db.query(
+            f"SELECT t.uuid FROM {table} t WHERE t.{owner_field(kind)} = ? AND NOT EXISTS"
+            " (SELECT 1 FROM embeddings e"
+            " WHERE e.kind = ? AND e.uuid = t.uuid AND e.owner_uuid = ?)",
+            [owner_uuid, table, owner_uuid],
+        )
+        return [r[0] for r in rows]
+
+    def vector_search(
+        self,
+        kind: type[Record],
+        owner_uuid: str,
+        vector: Vector,
+        *,
+        scope: Scope,
+        where: Predicate | None = None,
+        limit: int = 100,
+    ) -> list[tuple[str, float]]:
+        uuids, index, matrix = self._matrix(kind, owner_uuid)
+        if not uuids:
+            return []
+        key = (rowmap.table(kind), owner_uuid)
+        if restricted(kind, scope, where):
+            sql_where, params = rowmap.where(kind, scope, where)
+            if not bounded(where) and len(uuids) >= self.ann.min_rows:
+                hits = self._masked_vector_search(
+                    kind, key, uuids, index, matrix, vector, scope, where, limit
+                )
+                if hits is not None and not self._confirmed(kind, sql_where, params, hits):
+                    hits = None
+                if hits is None:
+
+                    def passing(rows: list[int]) -> set[int]:
+                        ok = rowmap.passing(
+                            self.db, kind, sql_where, params, [uuids[r] for r in rows]
+                        )
+                        return {r for r in rows if uuids[r] in ok}
+
+                    hits = self._post_filtered(key, uuids, matrix, vector, passing, limit)
+                if hits is not None:
+                    return hits
+            allowed = [
+                r[0]
+                for r in self.db.query(
+                    f"SELECT t.uuid FROM {rowmap.table(kind)} t WHERE {sql_where}", params
+                )
+            ]
+            rows = np.fromiter((index[u] for u in allowed if u in index), dtype=np.int64)
+            if rows.size == 0:
+                return []
+            scores = cosines(matrix[rows], vector)
+        else:
+            approximate = self.ann.search(key, uuids, matrix, vector, limit)
+            if approximate is not None:
+                hits = [(uuids[row], score) for row, score in approximate]
+                return sorted(hits, key=lambda h: (-h[1], h[0]))
+            rows = np.arange(len(uuids))
+            scores = cosines(matrix, vector)
+        top = best(scores, limit, lambda i: uuids[int(rows[i])])
+        return [(uuids[int(rows[i])], score) for i, score in top]
+
+    def _masked_vector_search(
+        self,
+        kind: type[Record],
+        key: tuple[str, str],
+        uuids: list[str],
+        index: dict[str, int],
+        matrix: npt.NDArray[np.float32],
+        vector: Vector,
+        scope: Scope,
+        where: Predicate | None,
+        limit: int,
+    ) -> list[tuple[str, float]] | None:
+        """A big owner's best ``limit`` rows under a filter the in-memory filter columns
+        cover: up to POST_FILTER_FETCH_MAX allowed rows are scored exactly, more through
+        the HNSW index with the mask as the check (or exactly, when that finds too few);
+        None when SQL must filter."""
+        found = self._filters.copy(kind, scope, where)
+        if found is None:
+            return None
+        copy, allowed = found
+        rows = copy.matrix_rows(index)[allowed]
+        rows = np.sort(rows[rows >= 0])  # in memory order: gathering them is ~2x faster
+        if rows.size > POST_FILTER_FETCH_MAX:
+            permitted = np.zeros(len(uuids), dtype=bool)
+            permitted[rows] = True
+
+            def passing(nearest: list[int]) -> set[int]:
+                at = np.asarray(nearest, dtype=np.int64)
+                return set(at[permitted[at]].tolist())
+
+            hits = self._post_filtered(key, uuids, matrix, vector, passing, limit)
+            if hits is not None:
+                return hits
+        scores = cosines(matrix[rows], vector)
+        top = best(scores, limit, lambda i: uuids[int(rows[i])])
+        return [(uuids[int(rows[i])], score) for i, score in top]
+
+    def _confirmed(
+        self,
+        kind: type[Record],
+        sql_where: str,
+        params: list[Any],
+        hits: Sequence[tuple[str, float]],
+    ) -> bool:
+        """Whether every row of a page found through the filter columns passes the filter
+        in SQL too (the copy is a cache: if it ever disagrees, SQL answers)."""
+        passing = rowmap.passing(self.db, kind, sql_where, params, [u for u, _ in hits])
+        if len(passing) == len(hits):
+            return True
+        log.warning("the filter columns of %s disagree with SQL: filtering in SQL", kind.__name__)
+        return False
+
+    def _post_filtered(
+        self,
+        key: tuple[str, str],
+        uuids: list[str],
+        matrix: npt.NDArray[np.float32],
+        vector: Vector,
+        passing: Callable[[list[int]], set[int]],
+        limit: int,
+    ) -> list[tuple[str, float]] | None:
+        """A big owner's best ``limit`` rows that pass a filter (``passing`` tells which of
+        some rows do), found by checking its nearest rows against the filter; None when
+        there is no index yet or the filter passes too few of them: then every allowed row
+        is scored exactly."""
+        fetch = POST_FILTER_FETCH
+        nearest = self.ann.search(key, uuids, matrix, vector, fetch)
+        checked: set[int] = set()
+        hits: list[tuple[str, float]] = []
+        while nearest is not None:
+            fresh = [(row, score) for row, score in nearest if row not in checked]
+            passed = passing([r for r, _ in fresh])
+            hits += [(uuids[r], score) for r, score in fresh if r in passed]
+            checked.update(r for r, _ in fresh)
+            if len(hits) >= limit or len(checked) >= len(uuids):
+                hits.sort(key=lambda h: (-h[1], h[0]))
+                return hits[:limit]
+            if not hits:
+                return None  # a selective filter: its rows are few, score them all
+            # Once more, as deep as this pass rate needs (with a margin), checking only
+            # the rows not checked yet.
+            fetch = max(2 * fetch, int(1.5 * limit * fetch / len(hits)))
+            if fetch > POST_FILTER_FETCH_MAX:
+                return None
+            nearest = self.ann.search(key, uuids, matrix, vector, fetch)
+        return None
+
+    def _matrix(
+        self, kind: type[Record], owner_uuid: str
+    ) -> tuple[list[str], dict[str, int], npt.NDArray[np.float32]]:
+        """The owner's vectors as one matrix, cached until its version counter moves."""
+        table = rowmap.table(kind)
+        with self.db.reader_lock:
+            rows = self.db.reader.execute(
+                "SELECT version FROM embedding_versions WHERE kind = ? AND owner_uuid = ?",
+                [table, owner_uuid],
+            ).fetchall()
+            version = int(rows[0][0]) if rows else 0
+            key = (table, owner_uuid)
+            cached = self._matrices.get(key)
+            if cached is not None and cached[0] == version:
+                return cached[1], cached[2], cached[3]
+            if cached is not None:
+                caught_up = self._catch_up(key, cached, version)
+                if caught_up is not None:
+                    self._matrices[key] = (version, *caught_up)
+                    return caught_up
+            data = self.db.reader.execute(
+                "SELECT uuid, vector FROM embeddings WHERE kind = ? AND owner_uuid = ?",
+                [table, owner_uuid],
+            ).fetchall()
+        uuids = [r[0] for r in data]
+        if data:
+            matrix = np.frombuffer(b"".join(r[1] for r in data), dtype=np.float32).reshape(
+                len(data), -1
+            )
+        else:
+            matrix = np.zeros((0, 0), dtype=np.float32)
+        index = {u: i for i, u in enumerate(uuids)}
+        self._matrices[key] = (version, uuids, index, matrix)
+        return uuids, index, matrix
+
+    def _catch_up(
+        self,
+        key: tuple[str, str],
+        cached: tuple[int, list[str], dict[str, int], npt.NDArray[np.float32]],
+        version: int,
+    ) -> tuple[list[str], dict[str, int], npt.NDArray[np.float32]] | None:
+        """The cached matrix with the logged writes since it was read applied (a new
+        matrix: the old one may be in use), or None when the log does not hold every
+        version in between (a delete, another process, a rolled-back transaction)."""
+        old_version, uuids, index, matrix = cached
+        with self._vector_log_lock:
+            log = self._vector_log.get(key, [])
+            entries = [(v, blobs) for v, blobs in log if old_version < v <= version]
+            self._vector_log[key] = [(v, blobs) for v, blobs in log if v > version]
+        if [v for v, _ in entries] != list(range(old_version + 1, version + 1)) or not uuids:
+            return None
+        latest: dict[str, bytes] = {}
+        for _, blobs in entries:
+            latest.update(blobs)
+        width = matrix.shape[1]
+        if any(len(blob) != width * 4 for blob in latest.values()):
+            return None  # another model's vectors: start over
+        added = [u for u in latest if u not in index]
+        new_rows = np.frombuffer(b"".join(latest[u] for u in added), dtype=np.float32)
+        grown = np.concatenate([matrix, new_rows.reshape(len(added), width)])
+        changed = np.fromiter((index[u] for u in latest if u in index), dtype=np.int64)
+        for u, blob in latest.items():
+            if u in index:
+                grown[index[u]] = np.frombuffer(blob, dtype=np.float32)
+        new_index = dict(index)
+        for u in added:
+            new_index[u] = len(new_index)
+        self.ann.note_update(key, matrix, grown, changed, len(uuids))
+        return [*uuids, *added], new_index, grown

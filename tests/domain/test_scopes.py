@@ -1,0 +1,37 @@
+"""The scope declarations agree with what the backends built from them."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from graphrecall.domain import scopes
+from graphrecall.domain.models import Record
+from graphrecall.store.sqlite import filter_columns
+from graphrecall.store.sqlite.migrations import migrate
+
+
+def test_every_scope_declares_its_index_columns_in_index_order(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "s.db")
+    migrate(conn)
+    for scope in scopes.SCOPES.values():
+        columns = [r[1] for r in conn.execute(f"PRAGMA table_info({scope.table}_fts)")]
+        assert columns == [f.name for f in scope.text_fields], scope.name
+
+
+def test_declared_fields_are_fields_of_the_kind() -> None:
+    for scope in scopes.SCOPES.values():
+        fields = set(scope.kind.model_fields)
+        named = {scope.owner_field, *scope.filter_columns, *scope.time_fields}
+        assert named <= fields, (scope.name, named - fields)
+
+
+def test_tables_and_owners_come_from_the_declaration() -> None:
+    assert set(scopes.TEXT_TABLES) == {s.table for s in scopes.SCOPES.values()}
+    assert scopes.owner_field(scopes.SCOPES["memories"].kind) == "space_uuid"
+    assert scopes.owner_field(Record) == "graph_uuid"
+    assert filter_columns.COLUMNS["edges"] == (
+        scopes.SCOPES["edges"].filter_text,
+        scopes.SCOPES["edges"].filter_times,
+    )
+    assert set(filter_columns.COLUMNS) == {"edges", "nodes", "episodes"}
