@@ -290,7 +290,7 @@ def project_keys(store: Store, project: Project) -> list[ApiKey]:
 
 def key_record(store: Store, key: str) -> ApiKey:
     """The live key record of a secret ``key`` (it was just authenticated)."""
-    found = store.find_api_key(hash_key(key))
+    found = find_key(store, key)
     if found is None:
         raise Unauthorized("invalid or revoked API key")
     return found
