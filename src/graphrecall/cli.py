@@ -80,6 +80,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from graphrecall import runtime
     from graphrecall.api.app import create_app
+    from graphrecall.api.server import uvicorn_options
 
     settings = _settings(args)
     _configure_logging(settings)
@@ -94,7 +95,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         rt.warm()
         run_worker = not args.no_worker
         app = create_app(runtime=rt, run_worker=run_worker)
-        config = uvicorn.Config(app, log_level="warning")
+        config = uvicorn.Config(app, log_level="warning", **uvicorn_options(settings))
         server = uvicorn.Server(config)
         worker = "with its ingestion worker" if run_worker else "API only (no worker)"
         sock.listen(2048)  # true from here: connections wait for the server loop

@@ -63,6 +63,13 @@ class Settings(BaseSettings):
     # whose holder stopped renewing (a killed process) is taken again after it expires.
     task_lease_seconds: float = Field(default=60.0, ge=2.0, le=86400.0)
     log_level: Literal["debug", "info", "warning", "error", "critical"] = "info"
+    # Slow clients (docs/security.md): seconds to send a request's headers, to send its
+    # body, and to start the next request on a kept-alive connection; and the most
+    # connections served at once (beyond it, 503).
+    http_header_timeout: float = Field(default=10.0, gt=0)
+    http_body_timeout: float = Field(default=30.0, gt=0)
+    http_keep_alive_timeout: int = Field(default=5, ge=1)
+    http_max_connections: int = Field(default=1000, ge=1)
     # Show tracebacks instead of one-line errors on the command line.
     debug: bool = False
 

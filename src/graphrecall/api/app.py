@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 
 from graphrecall import __version__
-from graphrecall.api import docs, errors, memory_engine, ui
+from graphrecall.api import docs, errors, memory_engine, openapi, ui
 from graphrecall.api.middleware import RequestContext
 from graphrecall.api.zep_v4 import (
     context,
@@ -119,7 +119,8 @@ def create_app(
         _add_unbuilt_routes(app, prefix)
     docs.install(app)
     ui.install(app)
-    app.add_middleware(RequestContext)
+    app.add_middleware(RequestContext, body_timeout=rt.settings.http_body_timeout)
+    openapi.install(app)
     return app
 
 

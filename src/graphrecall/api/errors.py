@@ -6,18 +6,16 @@ Validation errors become 400 (not FastAPI's 422, which the Zep SDK does not type
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from graphrecall.domain.errors import GraphRecallError
-
-log = logging.getLogger(__name__)
 
 _HTTP_CODES = {
     400: "bad_request",
@@ -25,7 +23,9 @@ _HTTP_CODES = {
     403: "permission_denied",
     404: "not_found",
     405: "method_not_allowed",
+    408: "request_timeout",
     413: "payload_too_large",
+    503: "unavailable",
     501: "not_implemented",
 }
 
@@ -37,6 +37,7 @@ def error_response(
     message: str,
     param: str | None = None,
     details: dict[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     body: dict[str, Any] = {"code": code, "message": message}
     if param is not None:
@@ -46,7 +47,7 @@ def error_response(
     request_id = getattr(request.state, "request_id", None)
     if request_id:
         body["request_id"] = request_id
-    return JSONResponse({"error": body}, status_code=status)
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
 
 
 def param_path(loc: Sequence[int | str]) -> str:
@@ -63,6 +64,17 @@ def param_path(loc: Sequence[int | str]) -> str:
         else:
             out += f".{part}" if out else part
     return out or "body"
+
+
+def _allowed(request: Request) -> list[str]:
+    """The methods some route of this path answers (asked of the router method by method:
+    an included router does not list its routes)."""
+    routes = request.app.router.routes
+    return [
+        method
+        for method in ("DELETE", "GET", "PATCH", "POST", "PUT")
+        if any(r.matches({**request.scope, "method": method})[0] == Match.FULL for r in routes)
+    ]
 
 
 def install(app: FastAPI) -> None:
@@ -90,9 +102,13 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _HTTP_CODES.get(exc.status_code, "error")
-        return error_response(request, exc.status_code, code, str(exc.detail))
+        headers = exc.headers
+        if exc.status_code == 405:
+            # RFC 9110 requires ``Allow``; Starlette names only the methods of the first
+            # route of the path, while e.g. GET and PATCH /project are two routes.
+            headers = {**(headers or {}), "Allow": ", ".join(_allowed(request))}
+        return error_response(request, exc.status_code, code, str(exc.detail), headers=headers)
 
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return error_response(request, 500, "internal_error", "internal server error")
+    # Unhandled errors are answered by api.middleware.RequestContext: a handler for
+    # ``Exception`` here runs in Starlette's outermost middleware, which re-raises after
+    # answering, so each 500 was logged twice and closed the keep-alive connection.

@@ -23,12 +23,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphrecall import __version__
 from graphrecall.api.deps import api_key_from
 from graphrecall.api.memory_engine import rpc
-from graphrecall.domain.errors import GraphRecallError
+from graphrecall.domain import validation
+from graphrecall.domain.errors import BadRequest, GraphRecallError
 from graphrecall.domain.inputs import EpisodeCreate, MessagesAdd
 from graphrecall.domain.models import Edge, Episode, Node, Project
 from graphrecall.services import episodes, graphs, projects, spaces, threads
@@ -515,7 +516,7 @@ class HttpEndpoint:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request = Request(scope)
+        request = Request(scope, receive)
         ctx: Context = request.app.state.ctx
         key = api_key_from(request.headers.get("authorization"))
         slug = request.headers.get(rpc.SPACE_HEADER) or request.query_params.get("space")
@@ -528,7 +529,32 @@ class HttpEndpoint:
             await response(scope, receive, send)
             return
         scope.setdefault("state", {})[STATE_KEY] = access
-        await self.app(scope, receive, send)
+        if scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        # The body the request middleware buffered, checked as every face checks its
+        # input; a refusal is a JSON-RPC error naming the field, as the transport's own.
+        body = await request.body()
+        try:
+            validation.loads(body)
+        except BadRequest as exc:
+            code = (
+                rpc.PARSE_ERROR if isinstance(exc, validation.InvalidJson) else rpc.INVALID_PARAMS
+            )
+            error = rpc.RpcError(code, exc.message, {"param": exc.param or "body"})
+            response = JSONResponse({"jsonrpc": "2.0", "id": None, "error": error.body()}, 400)
+            await response(scope, receive, send)
+            return
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
 
 def _authenticate(ctx: Context, key: str | None, slug: str | None) -> Access:

@@ -1,4 +1,12 @@
-"""ASGI middleware: request ids, one log line per request, and the body size cap."""
+"""ASGI middleware: request ids, one log line per request, the body size cap and read
+deadline, the JSON input check, and the last-resort 500.
+
+Every body is read here, whole, before the app sees it: that is where the size cap
+(413), the read deadline for a client that stops sending (408) and
+:func:`graphrecall.domain.validation.loads` (400 naming the field) apply, once for every
+route. The Memory Engine RPC and ``/mcp`` speak JSON-RPC and run the same check
+themselves, to answer in their own error shape.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +14,42 @@ import json
 import logging
 import time
 import uuid
+from typing import Any
 
+import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from graphrecall.domain import limits
+from graphrecall.domain import limits, validation
+from graphrecall.domain.errors import BadRequest
 
 log = logging.getLogger("graphrecall.access")
+errors_log = logging.getLogger("graphrecall.api")
+
+# Paths that parse and check their own bodies (JSON-RPC error shapes).
+_OWN_BODY_CHECK = ("/api/v1/memory/rpc", "/mcp")
+BODY_TIMEOUT_S = 30.0
+
+
+class _BodyTimeout(Exception):
+    pass
 
 
 class RequestContext:
     """Assigns a request id (echoed as ``X-Request-Id``), caps the body size at
-    ``limits.MAX_BODY_BYTES`` (413 before the app sees it) and logs each request."""
+    ``limits.MAX_BODY_BYTES`` (413 before the app sees it), gives the client
+    ``body_timeout`` seconds to send the whole body (408), rejects a JSON body that
+    :mod:`graphrecall.domain.validation` refuses (400), answers an unhandled error with
+    one logged traceback and a 500 that keeps the connection, and logs each request."""
 
-    def __init__(self, app: ASGIApp, max_body: int = limits.MAX_BODY_BYTES) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_body: int = limits.MAX_BODY_BYTES,
+        body_timeout: float = BODY_TIMEOUT_S,
+    ) -> None:
         self.app = app
         self.max_body = max_body
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -39,36 +68,16 @@ class RequestContext:
                 message = {**message, "headers": headers}
             await send(message)
 
-        declared = dict(scope.get("headers", [])).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_body:
-            await self._too_large(send_with_id, request_id)
-        elif declared is not None:
-            await self.app(scope, receive, send_with_id)
-        else:
-            # No declared length (chunked): buffer up to the cap, then replay.
-            body, more, too_large = b"", True, False
-            while more:
-                message = await receive()
-                if message["type"] != "http.request":
-                    break
-                body += message.get("body", b"")
-                more = message.get("more_body", False)
-                if len(body) > self.max_body:
-                    too_large = True
-                    break
-            if too_large:
-                await self._too_large(send_with_id, request_id)
-            else:
-                replayed = False
-
-                async def replay() -> Message:
-                    nonlocal replayed
-                    if not replayed:
-                        replayed = True
-                        return {"type": "http.request", "body": body, "more_body": False}
-                    return await receive()
-
-                await self.app(scope, replay, send_with_id)
+        try:
+            await self._handle(scope, receive, send_with_id, request_id)
+        except Exception:
+            # Logged once here, and answered: re-raising (as Starlette's error middleware
+            # does) would log it a second time and make the server drop the connection.
+            errors_log.exception("unhandled error on %s %s", scope["method"], scope["path"])
+            if not status_holder["status"]:
+                await _reject(
+                    send_with_id, 500, "internal_error", "internal server error", None, request_id
+                )
         log.info(
             "%s %s %d %.1fms",
             scope["method"],
@@ -77,25 +86,85 @@ class RequestContext:
             (time.perf_counter() - started) * 1000,
         )
 
-    async def _too_large(self, send: Send, request_id: str) -> None:
-        body = json.dumps(
-            {
-                "error": {
-                    "code": "payload_too_large",
-                    "message": f"request body exceeds {self.max_body} bytes",
-                    "param": "body",
-                    "request_id": request_id,
-                }
-            }
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+    async def _handle(self, scope: Scope, receive: Receive, send: Send, request_id: str) -> None:
+        headers = dict(scope.get("headers", []))
+        declared = headers.get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body:
+            message = f"request body exceeds {self.max_body} bytes"
+            await _reject(send, 413, "payload_too_large", message, "body", request_id)
+            return
+        if scope["method"] in ("GET", "HEAD", "OPTIONS") and declared is None:
+            await self.app(scope, receive, send)
+            return
+        try:
+            body, complete = await self._read_body(receive)
+        except _BodyTimeout:
+            message = f"the request body was not received within {self.body_timeout:g} s"
+            await _reject(send, 408, "request_timeout", message, "body", request_id)
+            return
+        if not complete:
+            message = f"request body exceeds {self.max_body} bytes"
+            await _reject(send, 413, "payload_too_large", message, "body", request_id)
+            return
+        if body and _is_json(headers) and not scope["path"].startswith(_OWN_BODY_CHECK):
+            try:
+                validation.loads(body)
+            except BadRequest as exc:
+                await _reject(send, 400, exc.code, exc.message, exc.param, request_id)
+                return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _read_body(self, receive: Receive) -> tuple[bytes, bool]:
+        """(body, whether it fitted the cap); the whole body within ``body_timeout``."""
+        chunks: list[bytes] = []
+        size, more = 0, True
+        with anyio.move_on_after(self.body_timeout) as scope:
+            while more:
+                message = await receive()
+                if message["type"] != "http.request":
+                    break
+                chunk = message.get("body", b"")
+                chunks.append(chunk)
+                size += len(chunk)
+                more = message.get("more_body", False)
+                if size > self.max_body:
+                    return b"", False
+        if scope.cancelled_caught:
+            raise _BodyTimeout
+        return b"".join(chunks), True
+
+
+def _is_json(headers: dict[bytes, bytes]) -> bool:
+    """Whether FastAPI would read the body as JSON (no content type, or a JSON one)."""
+    kind = headers.get(b"content-type")
+    if kind is None:
+        return True
+    main = kind.split(b";")[0].strip().lower()
+    return main == b"application/json" or (
+        main.startswith(b"application/") and main.endswith(b"+json")
+    )
+
+
+async def _reject(
+    send: Send, status: int, code: str, message: str, param: str | None, request_id: str
+) -> None:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if param is not None:
+        error["param"] = param
+    error["request_id"] = request_id
+    body = json.dumps({"error": error}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status in (408, 413):
+        # The rest of the body is not read, so the connection cannot carry another request.
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

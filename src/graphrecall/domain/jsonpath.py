@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
+from graphrecall.domain import safe_regex
 from graphrecall.domain.errors import BadRequest
 
 MAX_CHARS = 2000
@@ -94,7 +95,7 @@ class Exists:
 @dataclass(frozen=True)
 class LikeRegex:
     path: Path
-    pattern: re.Pattern[str]
+    pattern: safe_regex.Matcher
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,6 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_FLAGS = {"i": re.IGNORECASE, "s": re.DOTALL, "m": re.MULTILINE, "x": re.VERBOSE}
 
 
 @dataclass(frozen=True)
@@ -149,6 +149,13 @@ class _Tok:
     text: str
     pos: int
     value: Any = None
+
+
+_VERBOSE_NOISE = re.compile(r"\\.|#[^\n]*|\s+")
+
+
+def _keep_escapes(match: re.Match[str]) -> str:
+    return match.group(0) if match.group(0).startswith("\\") else ""
 
 
 def _fail(message: str) -> JsonPathError:
@@ -323,20 +330,31 @@ class _Parser:
     def _like_regex(self, path: Path) -> Expr:
         pos = self.tok.pos
         pattern = self._string("a string pattern after like_regex")
-        flags = 0
+        flags: set[str] = set()
         if self._is("word", "flag"):
             self._next()
             for c in self._string("a string of flags after flag"):
-                if c == "q":
-                    pattern = re.escape(pattern)
-                elif c in _FLAGS:
-                    flags |= _FLAGS[c]
-                else:
+                if c not in "ismxq":
                     raise _fail(f"unknown like_regex flag {c!r} (use i, s, m, x or q)")
+                flags.add(c)
+        if "q" in flags:
+            pattern = re.escape(pattern)
+        elif "x" in flags:
+            # RE2 has no verbose mode: drop the whitespace and comments it would ignore.
+            pattern = re.sub(
+                r"\\.|#[^\n]*|\s+", lambda m: m.group(0) if m.group(0)[0] == "\\" else "", pattern
+            )
         try:
-            return LikeRegex(path, re.compile(pattern, flags))
-        except (re.error, OverflowError, RecursionError) as exc:
-            raise _fail(f"invalid regular expression at offset {pos}: {exc}") from None
+            matcher = safe_regex.compile_user(
+                pattern,
+                param="like_regex",
+                ignore_case="i" in flags,
+                dot_all="s" in flags,
+                multi_line="m" in flags,
+            )
+        except BadRequest as exc:
+            raise _fail(f"like_regex at offset {pos}: {exc.message}") from None
+        return LikeRegex(path, matcher)
 
     def _string(self, what: str) -> str:
         if not self._is("str"):

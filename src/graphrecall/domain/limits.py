@@ -1,6 +1,10 @@
 """Input limits, in one place. Values follow the Zep documentation where it names one."""
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
+# How deep a request body's JSON may nest (objects and arrays, the body itself counted):
+# deep enough for any real attributes or meta, far below what a JSON reader or the
+# response serialiser can walk.
+MAX_JSON_DEPTH = 64
 LIST_PAGE_SIZE_DEFAULT = 50
 LIST_PAGE_SIZE_MAX = 100
 MAX_METADATA_KEYS = 10

@@ -6,11 +6,15 @@ carries ``project_uuid``. The store persists these models field by field.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-Json = dict[str, Any]
+from graphrecall.domain import validation
+
+# Read back through the serialisation guard (validation.clip): a stored value always
+# serialises, whatever was written before the input check.
+Json = Annotated[dict[str, Any], BeforeValidator(validation.clip)]
 TaskStatus = Literal["pending", "processing", "succeeded", "partial", "failed"]
 EpisodeSource = Literal["text", "json", "message", "fact_triple"]
 Role = Literal["system", "assistant", "user", "function", "tool"]

@@ -89,6 +89,28 @@ class Regex:
     ignore_case: bool = False
 
 
+@dataclass(frozen=True)
+class LabelItem:
+    """One item of a tree pattern: ``lo`` to ``hi`` consecutive labels (``hi`` None: no
+    bound), each a whole match of ``label`` (an RE2 pattern; None: any label), or of
+    none of it when ``negated``."""
+
+    label: str | None
+    negated: bool
+    lo: int
+    hi: int | None
+
+
+@dataclass(frozen=True)
+class TreePattern:
+    """The labels of a dotted path field, in order, match ``items`` (an lquery). Matched
+    label by label (graphrecall.domain.tree_match), in time linear in labels x items: as
+    one regular expression with lookahead, a pattern of a few stars took minutes."""
+
+    field: str
+    items: tuple[LabelItem, ...]
+
+
 RangeOp = Literal["contains", "overlaps", "within", "before", "after"]
 
 
@@ -159,6 +181,7 @@ Predicate = (
     | EpisodeMetadata
     | PathUnder
     | Regex
+    | TreePattern
     | InRange
     | JsonContains
     | JsonPathMatch

@@ -17,14 +17,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from graphrecall.domain import jsonpath
+from graphrecall.domain import jsonpath, safe_regex
 from graphrecall.domain import predicates as p
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.tree_paths import normalize_filter
 
 _BARE = re.compile(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$")
-_L = "[A-Za-z0-9_-]+"
-_UNIT = r"(?:^|\.)"  # a label starts the path or follows a dot
 _ITEM = re.compile(
     r"^(?P<star>\*)?(?P<neg>!)?(?P<alts>[A-Za-z0-9_@*%|-]*)"
     r"(?:\{(?P<lo>\d*)(?P<comma>,)?(?P<hi>\d*)\})?$"
@@ -32,6 +30,7 @@ _ITEM = re.compile(
 _WORD = re.compile(r"^(?P<label>[A-Za-z0-9_-]+)(?P<mods>[@*%]*)$")
 _TXT_TOKEN = re.compile(r"\s*(?:(?P<op>[&|!()])|(?P<word>[A-Za-z0-9_-]+[@*%]*))")
 MAX_PATTERN_CHARS = 1000
+MAX_QUANTIFIER = 1000  # RE2's repeat limit; a path holds at most MAX_PATH_CHARS // 2 labels
 
 
 @dataclass(frozen=True)
@@ -55,12 +54,12 @@ def tree_filter(raw: str, home: str, *, param: str = "tree") -> p.Predicate | No
     if _BARE.match(text):
         return p.PathUnder("tree", text)
     if "&" in text or "(" in text or re.search(r"\s", text):
-        return p.Regex("tree", "^" + _ltxtquery(text, param))
-    prefix, pattern = _lquery(text, param)
-    if pattern is None:  # ``a.b.*``: the node and everything below it
+        return _ltxtquery(text, param)
+    prefix, items = _lquery(text, param)
+    if items is None:  # ``a.b.*``: the node and everything below it
         return p.PathUnder("tree", prefix)
-    regex = p.Regex("tree", pattern)
-    return p.And((p.PathUnder("tree", prefix), regex)) if prefix else regex
+    pattern = p.TreePattern("tree", items)
+    return p.And((p.PathUnder("tree", prefix), pattern)) if prefix else pattern
 
 
 def meta_filter(meta: dict[str, Any] | None) -> p.Predicate | None:
@@ -124,21 +123,22 @@ _POSIX_CLASSES = {
     "print": r"\x20-\x7e",
     "graph": r"\x21-\x7e",
 }
-_ARE_ESCAPES = {r"\m": r"\b(?=\w)", r"\M": r"\b(?<=\w)", r"\y": r"\b", r"\Y": r"\B"}
+# RE2 has no lookaround, so ``\m`` / ``\M`` (start / end of a word) become ``\b``: the
+# same wherever the next (``\m``) or previous (``\M``) character of the pattern is a word
+# character, which is how they are written.
+_ARE_ESCAPES = {r"\m": r"\b", r"\M": r"\b", r"\y": r"\b", r"\Y": r"\B"}
 
 
 def grep_filter(pattern: str, *, param: str = "grep") -> p.Predicate:
-    """``content`` matches the POSIX regular expression, ignoring case."""
+    """``content`` matches the POSIX regular expression, ignoring case (run by RE2, in
+    linear time: see :mod:`graphrecall.domain.safe_regex`)."""
     if len(pattern) > MAX_PATTERN_CHARS:
         raise BadRequest(f"{param}: at most {MAX_PATTERN_CHARS} characters", param=param)
     translated = re.sub(
         r"\[:(\w+):\]", lambda m: _POSIX_CLASSES.get(m.group(1), m.group(0)), pattern
     )
     translated = re.sub(r"\\[mMyY]", lambda m: _ARE_ESCAPES[m.group(0)], translated)
-    try:
-        re.compile(translated, re.IGNORECASE)
-    except (re.error, OverflowError, RecursionError) as exc:
-        raise BadRequest(f"{param}: invalid regular expression: {exc}", param=param) from None
+    safe_regex.compile_user(translated, param=param, ignore_case=True)
     return p.Regex("content", translated, ignore_case=True)
 
 
@@ -151,12 +151,12 @@ class _Item:
     negated: bool
     alternatives: tuple[str, ...]  # regex of each alternative (one label)
     literal: str | None  # the label, when the item is one plain label
-    quantifier: str  # "" (exactly one), or a regex quantifier such as "{2,4}"
+    quantifier: tuple[int, int | None] | None  # (lo, hi) labels; None: exactly one
 
 
-def _lquery(text: str, param: str) -> tuple[str, str | None]:
-    """(literal path prefix, anchored regex) for an lquery pattern; no regex when the
-    prefix says it all (plain labels, then one bare ``*``)."""
+def _lquery(text: str, param: str) -> tuple[str, tuple[p.LabelItem, ...] | None]:
+    """(literal path prefix, the pattern's items) for an lquery pattern; no items when
+    the prefix says it all (plain labels, then one bare ``*``)."""
     items = [_parse_item(part, text, param) for part in text.split(".")]
     prefix: list[str] = []
     for item in items:
@@ -166,7 +166,7 @@ def _lquery(text: str, param: str) -> tuple[str, str | None]:
     rest = items[len(prefix) :]
     if prefix and len(rest) == 1 and _bare_star(rest[0]):
         return ".".join(prefix), None
-    out: list[str] = []
+    out: list[p.LabelItem] = []
     i = 0
     while i < len(items):
         item = items[i]
@@ -178,30 +178,29 @@ def _lquery(text: str, param: str) -> tuple[str, str | None]:
             and _bare_star(items[i + 2])
         ):
             # ``*.!x.*``: no label of the path matches x (the documented meaning).
-            out.append(f"(?:{_UNIT}{_not(items[i + 1])}{_L})+")
+            out.append(p.LabelItem(_label(items[i + 1]), True, 1, None))
             i += 3
             continue
-        out.append(_item_regex(item))
+        out.append(_label_item(item))
         i += 1
-    return ".".join(prefix), "^" + "".join(out) + "$"
+    return ".".join(prefix), tuple(out)
 
 
 def _bare_star(item: _Item) -> bool:
     return item.star and not item.quantifier
 
 
-def _not(item: _Item) -> str:
-    return "(?!(?:" + "|".join(item.alternatives) + ")(?![A-Za-z0-9_-]))"
+def _label(item: _Item) -> str:
+    """An RE2 pattern matching a whole label that is one of the item's alternatives."""
+    return "^(?:" + "|".join(item.alternatives) + ")$"
 
 
-def _item_regex(item: _Item) -> str:
+def _label_item(item: _Item) -> p.LabelItem:
     if item.star:
-        return f"(?:{_UNIT}{_L}){item.quantifier or '*'}"
-    if item.negated:
-        unit = f"{_UNIT}{_not(item)}{_L}"
-    else:
-        unit = _UNIT + "(?:" + "|".join(item.alternatives) + ")"
-    return f"(?:{unit}){item.quantifier}" if item.quantifier else unit
+        lo, hi = item.quantifier or (0, None)
+        return p.LabelItem(None, False, lo, hi)
+    lo, hi = item.quantifier or (1, 1)
+    return p.LabelItem(_label(item), item.negated, lo, hi)
 
 
 def _parse_item(part: str, whole: str, param: str) -> _Item:
@@ -228,17 +227,26 @@ def _parse_item(part: str, whole: str, param: str) -> _Item:
     return _Item(False, bool(match["neg"]), regexes, literal, quantifier)
 
 
-def _quantifier(lo: str | None, comma: str | None, hi: str | None, bad: BadRequest) -> str:
+def _quantifier(
+    lo: str | None, comma: str | None, hi: str | None, bad: BadRequest
+) -> tuple[int, int | None] | None:
     if lo is None and comma is None and hi is None:
-        return ""
+        return None
     if not lo and not hi:
         raise bad
+    for bound in (lo, hi):
+        # A larger count (up to 64 bits and beyond) only overflowed the regex compiler.
+        if bound and (len(bound) > 4 or int(bound) > MAX_QUANTIFIER):
+            raise BadRequest(
+                f"{bad.param}: a repeat count is at most {MAX_QUANTIFIER} (got {bound[:24]})",
+                param=bad.param,
+            )
     if comma is None:
-        return "{" + lo + "}" if lo else ""
-    low, high = int(lo or 0), hi
-    if high and int(high) < low:
+        return (int(lo), int(lo)) if lo else None
+    low, high = int(lo or 0), int(hi) if hi else None
+    if high is not None and high < low:
         raise bad
-    return "{" + str(low) + "," + (high or "") + "}"
+    return low, high
 
 
 def _word_regex(label: str, mods: str) -> str:
@@ -256,8 +264,8 @@ def _word_regex(label: str, mods: str) -> str:
 # -- ltxtquery -----------------------------------------------------------------------------
 
 
-def _ltxtquery(text: str, param: str) -> str:
-    """A boolean label search -> zero-width regex assertions evaluated at the path start."""
+def _ltxtquery(text: str, param: str) -> p.Predicate:
+    """A boolean label search -> AND / OR / NOT of "some label is this word" tests."""
     tokens: list[tuple[str, str]] = []
     pos = 0
     while pos < len(text):
@@ -271,10 +279,10 @@ def _ltxtquery(text: str, param: str) -> str:
         tokens.append(("op", match["op"]) if match["op"] else ("word", match["word"]))
         pos = match.end()
     parser = _TxtParser(tokens, text, param)
-    regex = parser.expr()
+    predicate = parser.expr()
     if parser.pos != len(tokens):
         raise parser.error()
-    return regex
+    return predicate
 
 
 class _TxtParser:
@@ -290,36 +298,38 @@ class _TxtParser:
     def _peek(self) -> tuple[str, str] | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
 
-    def expr(self) -> str:
+    def expr(self) -> p.Predicate:
         terms = [self.term()]
         while self._peek() == ("op", "|"):
             self.pos += 1
             terms.append(self.term())
-        return terms[0] if len(terms) == 1 else "(?:" + "|".join(terms) + ")"
+        return terms[0] if len(terms) == 1 else p.Or(tuple(terms))
 
-    def term(self) -> str:
+    def term(self) -> p.Predicate:
         factors = [self.factor()]
         while self._peek() == ("op", "&"):
             self.pos += 1
             factors.append(self.factor())
-        return "".join(factors)
+        return factors[0] if len(factors) == 1 else p.And(tuple(factors))
 
-    def factor(self) -> str:
+    def factor(self) -> p.Predicate:
         token = self._peek()
         if token is None:
             raise self.error()
         self.pos += 1
         if token == ("op", "!"):
-            return f"(?!{self.factor()})"
+            return p.Not(self.factor())
         if token == ("op", "("):
             inner = self.expr()
             if self._peek() != ("op", ")"):
                 raise self.error()
             self.pos += 1
-            return f"(?:{inner})"
+            return inner
         if token[0] != "word":
             raise self.error()
         word = _WORD.match(token[1])
         if word is None:  # pragma: no cover - the tokenizer only yields valid words
             raise self.error()
-        return f"(?=(?:.*\\.)?{_word_regex(word['label'], word['mods'])}(?:\\.|$))"
+        # Some label of the path is the word (a whole label, between dots or the ends).
+        label = _word_regex(word["label"], word["mods"])
+        return p.Regex("tree", f"(?:^|\\.){label}(?:\\.|$)")

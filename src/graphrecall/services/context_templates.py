@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from graphrecall.domain import clock
-from graphrecall.domain.errors import BadRequest, Conflict, NotFound
+from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.models import ContextTemplate, Page, PageRequest, Project
 from graphrecall.services.context import Context
@@ -181,7 +181,8 @@ def _unique(ctx: Context, project: Project, name: str, uuid: str | None = None) 
         ContextTemplate, {"project_uuid": project.uuid, "name": name}, limit=2
     ):
         if other.uuid != uuid:
-            raise Conflict(f"a context template named {name!r} exists already", param="name")
+            # A 400, not a 409: the SDK retries 409s, and a taken name stays taken.
+            raise BadRequest(f"a context template named {name!r} exists already", param="name")
 
 
 def create_template(

@@ -92,7 +92,7 @@ def authenticate(store: Store, key: str | None, slug: str) -> Caller:
     if not key:
         raise Unauthorized("Authentication required (Authorization: Bearer <api key>)")
     space = space_by_slug(store, slug)
-    api_key = store.find_api_key(projects.hash_key(key))
+    api_key = projects.find_key(store, key)
     if space is None or api_key is None:
         raise Unauthorized("Invalid credentials")
     if api_key.project_uuid != space.project_uuid:
@@ -104,7 +104,7 @@ def authenticate(store: Store, key: str | None, slug: str) -> Caller:
 
 
 def key_caller(project: Project, space: Space, api_key: ApiKey) -> Caller:
-    return Caller(project, space, api_key.uuid, api_key.name or api_key.prefix)
+    return Caller(project, space, api_key.uuid, api_key.name or api_key.prefix or api_key.uuid)
 
 
 def local_caller(store: Store, slug: str) -> Caller:

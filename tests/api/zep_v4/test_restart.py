@@ -41,7 +41,7 @@ def test_unfinished_tasks_resume_after_restart(
     # Write an episode with no worker running: it stays pending, as after a crash.
     store = open_store(db)
     project = projects.get_or_create_project(store)
-    projects.create_key(store, project, key="gr_resume_key")
+    projects.create_key(store, project, key="gr_resume_key_0123")
     ctx = Context(store=store, embedder=None)
     from graphrecall.domain.inputs import GraphCreate
     from graphrecall.services import graphs

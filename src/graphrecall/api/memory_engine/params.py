@@ -174,7 +174,7 @@ class DeleteTree(Params):
 
 class CountTree(Params):
     tree: Annotated[TreeFilter, Field(min_length=1)]
-    maxCount: Annotated[int, Field(ge=1)] | None = None
+    maxCount: Annotated[int, Field(ge=1, le=2**63 - 1)] | None = None
 
 
 class Slot(Params):

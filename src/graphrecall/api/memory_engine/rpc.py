@@ -12,7 +12,6 @@ errors with ``data.code`` (VALIDATION_ERROR, NOT_FOUND, CONFLICT, ...), -32603 a
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from graphrecall import __version__
 from graphrecall.api.deps import api_key_from, get_ctx
 from graphrecall.api.memory_engine.methods import METHODS
 from graphrecall.api.memory_engine.unsupported import UNSUPPORTED
+from graphrecall.domain import validation
 from graphrecall.domain.errors import (
     BadRequest,
     Conflict,
@@ -101,6 +101,13 @@ def not_found(method: str) -> RpcError:
 
 
 def parse_params(model: type[BaseModel], params: Any) -> Any:
+    try:
+        # Depth and number range first, once for every method (and every MCP tool).
+        validation.check(params, param="", depth=1)
+    except BadRequest as exc:
+        raise RpcError(
+            INVALID_PARAMS, f"Invalid params: {exc.message}", {"param": exc.param or "params"}
+        ) from None
     try:
         return model.model_validate({} if params is None else params)
     except ValidationError as exc:
@@ -212,9 +219,11 @@ def respond(raw: bytes, dispatch: Callable[[str, Any], Any]) -> dict[str, Any]:
     """One JSON-RPC request body -> its response body; ``dispatch(method, params)``
     raises :class:`RpcError` for an error answer."""
     try:
-        body = json.loads(raw)
-    except ValueError:
+        body = validation.parse(raw)
+    except validation.InvalidJson:
         return _error(None, RpcError(PARSE_ERROR, "Parse error: invalid JSON"))
+    except BadRequest as exc:
+        return _error(None, RpcError(INVALID_REQUEST, f"Invalid request: {exc.message}"))
     problem = _envelope_problem(body)
     if problem:
         return _error(None, RpcError(INVALID_REQUEST, f"Invalid request: {problem}"))

@@ -71,7 +71,7 @@ def paging(
     def dependency(
         page_size: int = Query(limits.LIST_PAGE_SIZE_DEFAULT, ge=1, le=max_size),
         cursor: str | None = Query(None, max_length=2048),
-        order_by: str | None = Query(None),
+        order_by: str | None = Query(None, json_schema_extra={"enum": list(allowed)}),
         order: Literal["asc", "desc"] | None = Query(None),
     ) -> PageRequest:
         if order_by is not None and order_by not in allowed:

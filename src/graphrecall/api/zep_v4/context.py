@@ -108,6 +108,13 @@ class TemplateBody(Body):
     template: str | None = None
 
 
+class TemplateCreateBody(Body):
+    """Both fields are required to create (the document says so; the service checks)."""
+
+    name: str
+    template: str
+
+
 class TemplateListBody(Body):
     name: str | None = None
 
@@ -196,7 +203,7 @@ def _results(ctx: Context, graph: Graph, items: list[Item]) -> ContextResultsWir
 
 @router.post("/context-templates", response_model=ContextTemplateWire, status_code=201)
 def create_template(
-    body: TemplateBody, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: TemplateCreateBody, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return template_wire(context_templates.create_template(ctx, project, body.name, body.template))
 

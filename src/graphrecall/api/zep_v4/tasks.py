@@ -17,7 +17,7 @@ from graphrecall.api.zep_v4.common import (
     paging,
     wire_page,
 )
-from graphrecall.domain.errors import NotImplementedYet
+from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import PageRequest, TaskStatus
 from graphrecall.services import projects, tasks
 
@@ -52,8 +52,9 @@ def update_project(
     body: ProjectUpdateBody, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
     if body.hyperedges_enabled or body.include_policy_violating_episodes:
-        raise NotImplementedYet(
-            "hyperedges and content policies are not built",
+        # A 400, not a 501: the route is built, and this value of the field is not.
+        raise BadRequest(
+            "hyperedges and content policies are not built; only false is accepted",
             param="hyperedges_enabled"
             if body.hyperedges_enabled
             else "include_policy_violating_episodes",

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from functools import lru_cache
 from typing import Any
 
-from graphrecall.domain import jsonpath
+from graphrecall.domain import jsonpath, safe_regex, tree_match
 from graphrecall.domain import predicates as p
 
 _CMP = {"eq": "=", "gt": ">", "lt": "<", "gte": ">=", "lte": "<="}
@@ -114,6 +113,9 @@ class Compiler:
             case p.Regex(field, pattern, ignore_case):
                 params.extend([pattern, int(ignore_case)])
                 return f"gr_regexp(?, ?, {a}.{self._field(field)})"
+            case p.TreePattern(field, items):
+                params.append(tree_match.encode(items))
+                return f"gr_lquery(?, {a}.{self._field(field)})"
             case p.InRange(start_field, end_field, op, start, end):
                 return _in_range(
                     f"{a}.{self._field(start_field)}",
@@ -243,15 +245,14 @@ def _contains_sql(col: str, value: Any, params: list[Any]) -> str:
     return "(" + " AND ".join(parts) + ")" if parts else f"json_type({col}) = 'object'"
 
 
-@lru_cache(maxsize=256)
-def _compiled(pattern: str, ignore_case: bool) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-
-
 def _regexp(pattern: str, ignore_case: int, value: str | None) -> int:
     if value is None:
         return 0
-    return int(_compiled(pattern, bool(ignore_case)).search(value) is not None)
+    return int(safe_regex.compiled(pattern, bool(ignore_case)).search(value) is not None)
+
+
+def _lquery(items: str, value: str | None) -> int:
+    return int(tree_match.matches_encoded(items, value))
 
 
 def json_contains(doc: Any, needle: Any) -> bool:
@@ -285,5 +286,6 @@ def register_functions(conn: sqlite3.Connection) -> None:
     """SQL functions the compiled predicates call: ``gr_regexp``, ``gr_json_contains``
     and ``gr_jsonpath``."""
     conn.create_function("gr_regexp", 3, _regexp, deterministic=True)
+    conn.create_function("gr_lquery", 2, _lquery, deterministic=True)
     conn.create_function("gr_json_contains", 2, _json_contains, deterministic=True)
     conn.create_function("gr_jsonpath", 2, _jsonpath, deterministic=True)
