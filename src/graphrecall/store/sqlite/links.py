@@ -76,8 +76,11 @@ class Links:
         if not episode_uuids:
             return []
         marks = ",".join("?" * len(episode_uuids))
+        # The episode index drives: with the graph in the filter, the planner would walk
+        # every link of the kind by primary key instead (1.5 ms for 40 episodes at 10k
+        # facts, 0.1 ms through the index).
         rows = self.db.query(
-            "SELECT DISTINCT uuid FROM links"
+            "SELECT DISTINCT uuid FROM links INDEXED BY links_episode"
             f" WHERE kind = ? AND episode_uuid IN ({marks}) AND graph_uuid = ?",
             [rowmap.table(kind), *episode_uuids, graph_uuid],
         )
@@ -91,7 +94,7 @@ class Links:
             return out
         marks = ",".join("?" * len(episode_uuids))
         rows = self.db.query(
-            "SELECT episode_uuid, uuid FROM links"
+            "SELECT episode_uuid, uuid FROM links INDEXED BY links_episode"
             f" WHERE kind = ? AND episode_uuid IN ({marks}) AND graph_uuid = ?",
             [rowmap.table(kind), *episode_uuids, graph_uuid],
         )

@@ -86,7 +86,9 @@ class Vectors:
             marks = ",".join("?" * len(chunk))
             rows = self.db.query(
                 "SELECT uuid, vector FROM embeddings"
-                f" WHERE kind = ? AND uuid IN ({marks}) AND owner_uuid = ?",
+                # ``+owner_uuid``: the uuids' index must drive; the owner's would read
+                # every vector of the owner (3.6 ms for a page of 100 at 10k facts).
+                f" WHERE kind = ? AND uuid IN ({marks}) AND +owner_uuid = ?",
                 [rowmap.table(kind), *chunk, owner_uuid],
             )
             for uuid, blob in rows:
@@ -101,7 +103,7 @@ class Vectors:
                 marks = ",".join("?" * len(chunk))
                 self.db.conn.execute(
                     "DELETE FROM embeddings"
-                    f" WHERE kind = ? AND uuid IN ({marks}) AND owner_uuid = ?",
+                    f" WHERE kind = ? AND uuid IN ({marks}) AND +owner_uuid = ?",
                     [table, *chunk, owner_uuid],
                 )
             self.removed(table, owner_uuid)
@@ -125,7 +127,7 @@ class Vectors:
         rows = self.db.query(
             f"SELECT t.uuid FROM {table} t WHERE t.{owner_field(kind)} = ? AND NOT EXISTS"
             " (SELECT 1 FROM embeddings e"
-            " WHERE e.kind = ? AND e.uuid = t.uuid AND e.owner_uuid = ?)",
+            " WHERE e.kind = ? AND e.uuid = t.uuid AND +e.owner_uuid = ?)",
             [owner_uuid, table, owner_uuid],
         )
         return [r[0] for r in rows]
