@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphrecall.domain.models import Node, Record
+from graphrecall.domain.models import Edge, Node, Record
 from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
+from graphrecall.store.postgres.derived import Derived
 
 
 class Graphs:
@@ -62,8 +63,9 @@ class Graphs:
 
 
 class Links:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, derived: Derived) -> None:
         self.db = db
+        self._derived = derived  # an episode is also searched by its linked facts
 
     def link_episodes(
         self, kind: type[Record], graph_uuid: str, uuid: str, episode_uuids: Sequence[str]
@@ -74,6 +76,8 @@ class Links:
                 " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
                 [(rowmap.table(kind), graph_uuid, uuid, ep) for ep in sorted(set(episode_uuids))],
             )
+            if kind is Edge:
+                self._derived.refresh(episode_uuids)
 
     def episodes_of(
         self,

@@ -8,13 +8,14 @@ from typing import Any, get_args
 from psycopg.types.json import Jsonb
 
 from graphrecall.domain.errors import BadRequest
-from graphrecall.domain.models import ApiKey, Episode, Node, Page, PageRequest, Record
+from graphrecall.domain.models import ApiKey, Edge, Episode, Node, Page, PageRequest, Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import SCOPE_OF
 from graphrecall.store import keyset as keysets
 from graphrecall.store.base import R, Scope
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
+from graphrecall.store.postgres.derived import Derived
 from graphrecall.store.postgres.tokens import Tokenizer
 
 # A node's degree: its live edges, a self-loop twice (computed, not stored).
@@ -28,16 +29,18 @@ COLUMN_SORTS: dict[type[Record], dict[str, str]] = {Node: {"degree": DEGREE}}
 
 
 class Records:
-    def __init__(self, db: Database, tokenizer: Tokenizer) -> None:
+    def __init__(self, db: Database, tokenizer: Tokenizer, derived: Derived) -> None:
         self.db = db
         self._tokenizer = tokenizer
+        self._derived = derived
 
     def _rows(self, records: Sequence[Record]) -> list[dict[str, Any]]:
         """Rows with their lexical columns (kinds with a lexical index)."""
         rows = [rowmap.to_row(r) for r in records]
         by_kind: dict[type[Record], list[int]] = {}
         for at, record in enumerate(records):
-            if type(record) in SCOPE_OF:
+            # An episode's lexical columns include derived text: ``Derived.refresh``.
+            if type(record) in SCOPE_OF and type(record) is not Episode:
                 by_kind.setdefault(type(record), []).append(at)
         for kind, ats in by_kind.items():
             fields = [f.name for f in SCOPE_OF[kind].text_fields]
@@ -52,6 +55,11 @@ class Records:
         with self.db.transaction():
             for record, row in zip(records, self._rows(records), strict=True):
                 self.db.execute(_insert_sql(rowmap.table(type(record)), row), list(row.values()))
+            episodes = [r for r in records if isinstance(r, Episode)]
+            touched = {e.uuid for e in episodes}
+            touched |= self._derived.neighbours((e.thread_uuid, e.created_at) for e in episodes)
+            touched |= self._derived.of_edges([r.uuid for r in records if isinstance(r, Edge)])
+            self._derived.refresh(touched)
 
     def update(self, record: Record) -> None:
         row = self._rows([record])[0]
@@ -60,11 +68,20 @@ class Records:
             f"{col} = array_to_tsvector(%s::text[])" if col == "lex_tsv" else f"{col} = %s"
             for col in row
         )
+        table = rowmap.table(type(record))
         with self.db.transaction():
+            before = self.db.query(f"SELECT * FROM {table} WHERE uuid = %s", [uuid])
             self.db.execute(
-                f"UPDATE {rowmap.table(type(record))} SET {assignments} WHERE uuid = %s",
-                [*row.values(), uuid],
+                f"UPDATE {table} SET {assignments} WHERE uuid = %s", [*row.values(), uuid]
             )
+            if before and isinstance(record, Episode):
+                old = before[0]
+                touched = {uuid}
+                if (old["content"], old["role_name"]) != (record.content, record.role_name):
+                    touched |= self._derived.neighbours([(record.thread_uuid, record.created_at)])
+                self._derived.refresh(touched)
+            elif before and isinstance(record, Edge) and before[0]["fact"] != record.fact:
+                self._derived.refresh(self._derived.of_edges([uuid]))
 
     def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None:
         where, params = rowmap.where(kind, {**(scope or {}), "uuid": uuid})
@@ -123,12 +140,11 @@ class Records:
         where, params = rowmap.where(kind, scope)
         table = rowmap.table(kind)
         with self.db.transaction():
-            uuids = [
-                r["uuid"]
-                for r in self.db.query(
-                    f"DELETE FROM {table} t WHERE {where} RETURNING t.uuid", params
-                )
-            ]
+            gone = self.db.query(f"DELETE FROM {table} t WHERE {where} RETURNING t.*", params)
+            uuids = [r["uuid"] for r in gone]
+            touched: set[str] = set()
+            if kind is Edge:
+                touched = self._derived.of_edges(uuids)
             if uuids:
                 self.db.execute(
                     "DELETE FROM embeddings WHERE kind = %s AND uuid = ANY(%s)", [table, uuids]
@@ -138,6 +154,9 @@ class Records:
                 )
                 if kind is Episode:
                     self.db.execute("DELETE FROM links WHERE episode_uuid = ANY(%s)", [uuids])
+                    places = [(r["thread_uuid"], r["created_at"]) for r in gone]
+                    touched = self._derived.neighbours(places)
+            self._derived.refresh(touched)
         return len(uuids)
 
     def list_page(

@@ -28,6 +28,7 @@ from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.base import R, Scope, Store, Vector
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
+from graphrecall.store.postgres.derived import Derived
 from graphrecall.store.postgres.graph import Graphs, Links
 from graphrecall.store.postgres.migrations import migrate
 from graphrecall.store.postgres.records import Records
@@ -48,8 +49,9 @@ class PostgresStore(Store):
             raise
         self._tokenizer = Tokenizer()
         self._graphs = Graphs(self.db)
-        self._records = Records(self.db, self._tokenizer)
-        self._links = Links(self.db)
+        derived = Derived(self.db, self._tokenizer)
+        self._records = Records(self.db, self._tokenizer, derived)
+        self._links = Links(self.db, derived)
         self._vectors = Vectors(self.db)
         self._text = TextSearch(self.db, self._tokenizer)
 
