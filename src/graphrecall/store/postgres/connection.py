@@ -19,6 +19,8 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 POOL_MAX = 8
+# Collations that classify characters by Unicode (regex \w, case folding), best first.
+UNICODE_COLLATIONS = ("pg_c_utf8", "C.utf8")
 _SCHEMA = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
@@ -43,6 +45,7 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url, self.schema = split_schema(url)
         self._local = threading.local()
+        self.text_collation = "C"
         self.pool = ConnectionPool(
             self.url,
             min_size=1,
@@ -57,6 +60,15 @@ class Database:
 
     def open(self) -> None:
         self.pool.open(wait=True, timeout=30.0)
+        found = {
+            r["collname"]
+            for r in self.query(
+                "SELECT collname FROM pg_collation WHERE collname = ANY(%s)"
+                " AND collencoding IN (-1, pg_char_to_encoding('UTF8'))",
+                [list(UNICODE_COLLATIONS)],
+            )
+        }
+        self.text_collation = next((c for c in UNICODE_COLLATIONS if c in found), "C")
 
     def close(self) -> None:
         self.pool.close()

@@ -3,11 +3,16 @@ results SQLite's compiler (``store/sqlite/predicates.py``) gives.
 
 Documented differences (tested in ``tests/store/postgres/test_predicates.py``):
 
+- ``Regex`` classifies characters (``\\w``, ``\\s``, case) by Unicode, as Python does,
+  where the server has a collation that does (``pg_c_utf8``, PostgreSQL 17+; else glibc's
+  ``C.utf8``); on a server with neither, only ASCII letters are word characters.
 - ``Regex`` runs PostgreSQL's ARE engine on a translation of the Python pattern
   (:func:`regex.to_are`): ``.`` and ``[^...]`` do not match a newline (as in Python),
   ``\\b``/``\\B`` become ``\\y``/``\\Y``, ``(?P<name>...)`` a plain group. A pattern ARE
   cannot express (``(?P=name)``, conditionals, possessive quantifiers) is a 400 naming the
   filter. ``$`` matches only at the very end (Python also before a final newline).
+- ``JsonPath`` on a key containing ``"`` finds the key on PostgreSQL; SQLite's JSON path
+  finds nothing.
 - ``JsonPathMatch`` is validated by ``domain/jsonpath`` (the same subset, the same 400s)
   and evaluated by PostgreSQL's ``@@``: ``like_regex`` patterns are POSIX there.
 """
@@ -36,10 +41,14 @@ _ITEMS = (
 class Compiler:
     """Compiles predicates for rows of ``table`` aliased as ``alias``."""
 
-    def __init__(self, table: str, columns: frozenset[str], alias: str = "t") -> None:
+    def __init__(
+        self, table: str, columns: frozenset[str], text_collation: str = "C", alias: str = "t"
+    ) -> None:
         self.table = table
         self.columns = columns
         self.alias = alias
+        # Where a regex's \w, \s, [[:alpha:]] and case folding look characters up.
+        self.text_collation = text_collation
 
     def compile(self, pred: p.Predicate) -> tuple[str, list[Any]]:
         params: list[Any] = []
@@ -84,9 +93,11 @@ class Compiler:
                     f" {a}.graph_uuid AND l.kind = %s AND l.episode_uuid = ANY(%s))"
                 )
             case p.EpisodeMetadata(inner):
-                episode = Compiler("episodes", frozenset({"metadata"}), alias="e")
+                episode = Compiler("episodes", frozenset({"metadata"}), self.text_collation, "e")
                 if self.table == "episodes":
-                    return Compiler("episodes", self.columns, alias=a)._node(inner, params)
+                    return Compiler("episodes", self.columns, self.text_collation, a)._node(
+                        inner, params
+                    )
                 if self.table == "thread_summaries":
                     inner_sql = episode._node(inner, params)
                     return (
@@ -110,7 +121,8 @@ class Compiler:
             case p.Regex(field, pattern, ignore_case):
                 params.append(to_are(pattern))
                 regex_op = "~*" if ignore_case else "~"
-                return f"coalesce({a}.{self._field(field)} {regex_op} %s, false)"
+                column = f'{a}.{self._field(field)} COLLATE "{self.text_collation}"'
+                return f"coalesce({column} {regex_op} %s, false)"
             case p.InRange(start_field, end_field, op, start, end):
                 return _in_range(
                     f"{a}.{self._field(start_field)}",
@@ -182,14 +194,17 @@ def _typed(op: str, value: Any, params: list[Any]) -> str:
     cmp = _CMP[op]
     if isinstance(value, bool):
         params.extend([int(value), int(value)])
+        # CASE, not AND: PostgreSQL may evaluate a cast before the type test beside it.
         return (
-            f"((jsonb_typeof(v) = 'boolean' AND (v = 'true'::jsonb)::int {cmp} %s)"
-            f" OR (jsonb_typeof(v) = 'number' AND scale(v::numeric) = 0"
-            f" AND v::numeric {cmp} %s))"
+            f"coalesce(CASE jsonb_typeof(v) WHEN 'boolean' THEN (v = 'true'::jsonb)::int {cmp} %s"
+            f" WHEN 'number' THEN scale(v::numeric) = 0 AND v::numeric {cmp} %s END, false)"
         )
     if isinstance(value, int | float):
         params.append(value)
-        return f"(jsonb_typeof(v) = 'number' AND v::numeric {cmp} %s::numeric)"
+        return (
+            f"coalesce(CASE WHEN jsonb_typeof(v) = 'number'"
+            f" THEN v::numeric {cmp} %s::numeric END, false)"
+        )
     if value is None:
         return "false"  # SQLite's comparison with NULL is never true
     params.append(value)

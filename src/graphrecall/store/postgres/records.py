@@ -100,7 +100,7 @@ class Records:
     ) -> list[R]:
         if order_by not in kind.model_fields:
             raise ValueError(f"cannot order {kind.__name__} by {order_by!r}")
-        sql_where, params = rowmap.where(kind, scope, where)
+        sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
         d = " DESC NULLS LAST" if descending else " NULLS FIRST"
         sql = (
             f"SELECT * FROM {rowmap.table(kind)} t WHERE {sql_where}"
@@ -111,7 +111,7 @@ class Records:
         return [rowmap.from_row(kind, row) for row in self.db.query(sql, params)]
 
     def count(self, kind: type[R], scope: Scope, where: Predicate | None = None) -> int:
-        sql_where, params = rowmap.where(kind, scope, where)
+        sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
         rows = self.db.query(
             f"SELECT count(*) AS n FROM {rowmap.table(kind)} t WHERE {sql_where}", params
         )
@@ -120,7 +120,7 @@ class Records:
     def matching(
         self, kind: type[Record], scope: Scope, uuids: Sequence[str], where: Predicate
     ) -> set[str]:
-        sql_where, params = rowmap.where(kind, scope, where)
+        sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
         return rowmap.passing(self.db, kind, sql_where, params, uuids)
 
     def count_by(
@@ -128,7 +128,7 @@ class Records:
     ) -> dict[Any, int]:
         if field not in kind.model_fields:
             raise ValueError(f"{kind.__name__} has no field {field!r}")
-        sql_where, params = rowmap.where(kind, scope, where)
+        sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
         rows = self.db.query(
             f"SELECT t.{field} AS k, count(*) AS n FROM {rowmap.table(kind)} t"
             f" WHERE {sql_where} GROUP BY t.{field}",
@@ -179,7 +179,7 @@ class Records:
             sort_expr = f"COALESCE({column}, '')" if nullable else column
         else:
             raise BadRequest(f"cannot order by {page.order_by!r}", param="order_by")
-        sql_where, params = rowmap.where(kind, scope, where)
+        sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
         if search:
             like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             ors = " OR ".join(f"t.{rowmap.field(kind, f)} ILIKE %s" for f in search_fields)

@@ -42,13 +42,16 @@ def from_row(kind: type[R], row: dict[str, Any]) -> R:
 
 
 def where(
-    kind: type[Record], scope: Scope, predicate: Predicate | None = None
+    kind: type[Record],
+    scope: Scope,
+    predicate: Predicate | None = None,
+    text_collation: str = "C",
 ) -> tuple[str, list[Any]]:
     """SQL (over the table aliased ``t``) and its parameters for ``scope`` and
-    ``predicate``."""
+    ``predicate`` (regexes classify characters in ``text_collation``)."""
     sql, params = scoped(kind, scope)
     if predicate is not None:
-        compiler = Compiler(TABLES[kind], frozenset(kind.model_fields))
+        compiler = Compiler(TABLES[kind], frozenset(kind.model_fields), text_collation)
         pred_sql, pred_params = compiler.compile(predicate)
         sql = f"{sql} AND {pred_sql}"
         params += pred_params

@@ -55,7 +55,7 @@ class TextSearch:
         table = rowmap.table(kind)
         weights = np.asarray(SCOPE_OF[kind].text_weights, dtype=np.float64)
         query = " | ".join("(" + " & ".join(_lexeme(t) for t in p) + ")" for p in phrases)
-        sql_where, params = rowmap.where(kind, scope, where)
+        sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
         found = self.db.query(
             f"SELECT t.uuid, t.lex_len, t.lex_tf FROM {table} t"
             f" WHERE t.lex_tsv @@ %s::tsquery AND {sql_where}",

@@ -88,7 +88,7 @@ class Vectors:
     ) -> list[tuple[str, float]]:
         table = rowmap.table(kind)
         owner = owner_field(kind)
-        sql_where, params = rowmap.where(kind, scope, where)
+        sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
         query = np.asarray(vector, dtype=np.float32)
         rows = self.db.query(
             f"SELECT t.uuid, e.embedding::text AS v FROM embeddings e JOIN {table} t"
