@@ -222,6 +222,9 @@ MIGRATIONS: list[str] = [
     """
     + LEXICAL_COUNT
     + "".join(_lexical(t) for t in TEXT_TABLES),
+    # 2: each text row's insertion order, as SQLite's rowid keeps it: the common-terms
+    # plan's fill ranks the newest rows that match it (store/lexical/plan.py).
+    "".join(f"ALTER TABLE {t} ADD COLUMN lex_seq bigserial;\n" for t in TEXT_TABLES),
 ]
 
 

@@ -53,8 +53,13 @@ class Records:
 
     def insert(self, records: Sequence[Record]) -> None:
         with self.db.transaction():
+            # Rows of one table and columns go in one pipelined batch.
+            batches: dict[str, list[dict[str, Any]]] = {}
             for record, row in zip(records, self._rows(records), strict=True):
-                self.db.execute(_insert_sql(rowmap.table(type(record)), row), list(row.values()))
+                sql = _insert_sql(rowmap.table(type(record)), row)
+                batches.setdefault(sql, []).append(row)
+            for sql, rows in batches.items():
+                self.db.executemany(sql, [list(row.values()) for row in rows])
             episodes = [r for r in records if isinstance(r, Episode)]
             touched = {e.uuid for e in episodes}
             touched |= self._derived.neighbours((e.thread_uuid, e.created_at) for e in episodes)
