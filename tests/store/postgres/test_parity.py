@@ -170,3 +170,19 @@ def test_phrase_terms_differ_where_their_tokens_stand_apart(pair: Pair) -> None:
         store.insert([apart])
     assert sqlite.text_search(Episode, scope, ["rock'n'roll"]) == []
     assert [u for u, _ in pg.text_search(Episode, scope, ["rock'n'roll"])] == [apart.uuid]
+
+
+def test_a_token_of_any_length_is_indexed_and_found(pair: Pair) -> None:
+    sqlite, pg, corpus = pair
+    long_word = "x" * 100_000
+    memory = corpus.memories[0].model_copy(
+        update={"uuid": "01990000-0000-7000-8000-0000000004aa", "content": f"{long_word} end"}
+    )
+    scope = {"space_uuid": corpus.space}
+    for store in (sqlite, pg):
+        store.insert([memory])
+    want = sqlite.text_search(Memory, scope, [long_word])
+    assert [u for u, _ in want] == [memory.uuid]
+    got = pg.text_search(Memory, scope, [long_word])
+    assert [u for u, _ in got] == [memory.uuid]
+    assert got[0][1] == pytest.approx(want[0][1], rel=1e-9)

@@ -9,6 +9,7 @@ counts for BM25); its own parsers and dictionaries are never used.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -16,6 +17,16 @@ from collections.abc import Sequence
 TOKENIZE = "porter unicode61 remove_diacritics 2"
 # Per row: its token count over all columns, and each term's count per column.
 Counts = tuple[int, dict[str, list[int]]]
+# Tokens longer than this many bytes are stored as "#" and a digest: a tsvector lexeme is
+# at most 2,047 bytes and a btree key ~2,700, and FTS5 keeps tokens of any length. Store
+# and query map them alike, and "#" is never part of an FTS5 token (a separator).
+LONGEST = 255
+
+
+def lexeme(token: str) -> str:
+    if len(token.encode()) <= LONGEST:
+        return token
+    return "#" + hashlib.sha256(token.encode()).hexdigest()
 
 
 class Tokenizer:
@@ -59,7 +70,7 @@ class Tokenizer:
             self._conn.execute(f"DELETE FROM {name}")
         for doc, term, col, n in found:
             length, tf = out[doc]
-            per = tf.setdefault(term, [0] * width)
+            per = tf.setdefault(lexeme(term), [0] * width)
             per[int(col[1:])] += n
             out[doc] = (length + n, tf)
         return out
@@ -74,7 +85,7 @@ class Tokenizer:
             self._conn.execute(f"INSERT INTO {name}(rowid, c0) VALUES (1, ?)", [term])
             rows = self._conn.execute(f"SELECT term FROM {name}_v ORDER BY offset").fetchall()
             self._conn.execute(f"DELETE FROM {name}")
-        found = tuple(r[0] for r in rows)
+        found = tuple(lexeme(r[0]) for r in rows)
         if len(self._terms) < 100_000:
             self._terms[term] = found
         return found
