@@ -1,5 +1,12 @@
 """The connection pool, and transactions that nest by joining the outer one.
 
+Write transactions are serialised per schema by a transaction-level advisory lock, as
+SQLite's are by its write lock: the store's writes touch shared rows (the lexical
+statistics, an episode's neighbours), and two processes taking those row locks in
+different orders would deadlock (PostgreSQL then aborts one: a failed ingestion task or
+a 500). Reads never wait for it; work outside transactions (extraction, embedding)
+still runs in parallel across workers. Finer locking (per tenant) is a later step.
+
 ``postgresql://...?schema=NAME`` keeps the store's tables in schema NAME (created on
 open); the extensions stay in ``public``, which follows it on the search path. The
 ``schema`` parameter is the store's own and is removed before psycopg sees the URL.
@@ -7,6 +14,7 @@ open); the extensions stay in ``public``, which follows it on the search path. T
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections.abc import Iterator, Sequence
@@ -46,6 +54,8 @@ class Database:
         self.url, self.schema = split_schema(url)
         self._local = threading.local()
         self.text_collation = "C"
+        digest = hashlib.sha256(f"graphrecall write {self.schema}".encode()).digest()
+        self._write_lock = int.from_bytes(digest[:8], "big", signed=True)
         self.pool = ConnectionPool(
             self.url,
             min_size=1,
@@ -78,12 +88,14 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """One transaction on one pooled connection; a nested block joins it (no
-        savepoints: a caught inner error keeps the inner writes, as on SQLite)."""
+        """One write transaction on one pooled connection, holding the write lock; a
+        nested block joins it (no savepoints: a caught inner error keeps the inner
+        writes, as on SQLite)."""
         if self.in_transaction():
             yield
             return
         with self.pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", [self._write_lock])
             self._local.conn = conn
             try:
                 yield

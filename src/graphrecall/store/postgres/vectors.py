@@ -60,10 +60,11 @@ class Vectors:
         return {r["uuid"]: from_text(r["v"]) for r in rows}
 
     def delete_embeddings(self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]) -> None:
-        self.db.execute(
-            "DELETE FROM embeddings WHERE owner_uuid = %s AND kind = %s AND uuid = ANY(%s)",
-            [owner_uuid, rowmap.table(kind), list(uuids)],
-        )
+        with self.db.transaction():
+            self.db.execute(
+                "DELETE FROM embeddings WHERE owner_uuid = %s AND kind = %s AND uuid = ANY(%s)",
+                [owner_uuid, rowmap.table(kind), list(uuids)],
+            )
 
     def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:
         table = rowmap.table(kind)
