@@ -34,6 +34,7 @@ class Server:
     api_key: str
     env: dict[str, str] | None = None
     process: subprocess.Popen[bytes] | None = None
+    args: tuple[str, ...] = ()  # more `serve` options (e.g. --no-worker)
 
     @property
     def base_url(self) -> str:
@@ -56,6 +57,7 @@ class Server:
                 str(self.db),
                 "--port",
                 str(self.port),
+                *self.args,
             ],
             env=env,
             stdout=subprocess.DEVNULL,

@@ -1,60 +1,145 @@
-"""The ``graphrecall`` command: serve, and manage API keys."""
+"""The graphrecall command: serve, run workers, manage API keys and spaces, benchmarks."""
 
 from __future__ import annotations
 
 import argparse
 import logging
-import os
+import signal
+import socket
 import sys
+import threading
 from collections.abc import Sequence
+from typing import Any
 
-from graphrecall.config import Settings
+from graphrecall.config import Settings, SettingsError, env_name, load_settings
+from graphrecall.runtime import StartupError, open_database
 from graphrecall.services import projects
-from graphrecall.store import open_store
+from graphrecall.store import Store
+
+# Start-up problems a user fixes outside graphrecall (a setting, a path, a port): one line
+# and this exit code, never a traceback.
+EXIT_CONFIG = 2
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    overrides = {k: v for k, v in vars(args).items() if k in ("db", "host", "port") and v}
-    return Settings(**overrides)
+    wanted = ("db", "host", "port", "worker_threads")
+    overrides = {k: v for k, v in vars(args).items() if k in wanted and v is not None}
+    return load_settings(**overrides)
+
+
+def _open(args: argparse.Namespace) -> Store:
+    return open_database(_settings(args))
+
+
+def _configure_logging(settings: Settings) -> None:
+    """graphrecall's own lines at the configured level; other libraries' only from
+    WARNING up (onnxruntime's quantiser reports each tensor at INFO; faiss's loader tells
+    at INFO which CPU builds it did not find)."""
+    logging.basicConfig(
+        level=logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+        stream=sys.stderr,
+    )
+    logging.getLogger("graphrecall").setLevel(settings.log_level.upper())
+
+
+def _bind(settings: Settings) -> socket.socket:
+    """The server's socket, bound before the models load so that a port in use is
+    reported at once; uvicorn serves on it. It listens only once the models are loaded:
+    until then a client is refused at once instead of hanging in the backlog."""
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((settings.host, settings.port))
+    except OSError as exc:
+        sock.close()
+        reason = "is in use" if exc.errno == 98 else f"cannot be bound ({exc.strerror})"
+        raise StartupError(
+            f"port {settings.port} on {settings.host} {reason}; choose another with --port or"
+            f" {env_name('port')} (and --host or {env_name('host')})"
+        ) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def _first_key(store: Store, settings: Settings) -> None:
+    if settings.api_key:
+        projects.ensure_key(store, settings.api_key)
+    elif not projects.list_keys(store):
+        key = projects.create_key(store, projects.get_or_create_project(store), name="first")
+        print(f"Created the first API key (shown once, keep it):\n\n  {key}\n", flush=True)
+    if settings.space:
+        from graphrecall.services import spaces
+
+        spaces.ensure_space(store, settings.space)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from graphrecall import runtime
     from graphrecall.api.app import create_app
 
     settings = _settings(args)
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
-    )
-    store = open_store(settings.db)
+    _configure_logging(settings)
+    sock = _bind(settings)
     try:
-        if settings.api_key:
-            projects.ensure_key(store, settings.api_key)
-        elif not projects.list_keys(store):
-            key = projects.create_key(store, projects.get_or_create_project(store), name="first")
-            print(f"Created the first API key (shown once, keep it):\n\n  {key}\n", flush=True)
-        if settings.space:
-            from graphrecall.services import spaces
-
-            spaces.ensure_space(store, settings.space)
+        rt = runtime.build(settings)
+    except BaseException:
+        sock.close()
+        raise
+    try:
+        _first_key(rt.store, settings)
+        rt.warm()
+        run_worker = not args.no_worker
+        app = create_app(runtime=rt, run_worker=run_worker)
+        config = uvicorn.Config(app, log_level="warning")
+        server = uvicorn.Server(config)
+        worker = "with its ingestion worker" if run_worker else "API only (no worker)"
+        sock.listen(2048)  # true from here: connections wait for the server loop
+        print(
+            f"graphrecall serving http://{settings.host}:{settings.port}/api/v4"
+            f" (db: {settings.db}; {worker})",
+            flush=True,
+        )
+        server.run(sockets=[sock])
     finally:
-        store.close()
-    print(
-        f"graphrecall serving http://{settings.host}:{settings.port}/api/v4 (db: {settings.db})",
-        flush=True,
-    )
-    uvicorn.run(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        log_level="warning",
-    )
+        sock.close()
+        rt.close()
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """Ingestion only, until interrupted (SIGINT/SIGTERM); any number of these may share
+    a database with each other and with ``serve --no-worker``."""
+    from graphrecall import runtime
+
+    settings = _settings(args)
+    _configure_logging(settings)
+    stop = threading.Event()
+
+    def interrupted(signum: int, _frame: Any) -> None:
+        stop.set()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, interrupted)
+    with runtime.build(settings) as rt:
+        rt.warm()
+        rt.start_worker()
+        print(
+            f"graphrecall worker processing tasks in {settings.db}"
+            f" ({rt.worker.threads} thread(s), lease {settings.task_lease_seconds:g} s)",
+            flush=True,
+        )
+        while not stop.wait(1.0):
+            pass
+        print(f"graphrecall worker stopping after {rt.worker.done} task(s)", flush=True)
     return 0
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
-    store = open_store(_settings(args).db)
+    store = _open(args)
     try:
         if args.keys_command == "create":
             project = projects.get_or_create_project(store, args.project)
@@ -62,7 +147,8 @@ def cmd_keys(args: argparse.Namespace) -> int:
         elif args.keys_command == "list":
             for key, project in projects.list_keys(store):
                 state = f"revoked {key.revoked_at}" if key.revoked_at else "active"
-                print(f"{key.uuid}  {key.prefix}…  project={project.name}  {state}")
+                name = key.name or "-"
+                print(f"{key.uuid}  {key.prefix}…  name={name}  project={project.name}  {state}")
         elif args.keys_command == "revoke":
             revoked = projects.revoke_key(store, args.key)
             print(f"revoked {revoked.uuid}")
@@ -74,7 +160,7 @@ def cmd_keys(args: argparse.Namespace) -> int:
 def cmd_spaces(args: argparse.Namespace) -> int:
     from graphrecall.services import spaces
 
-    store = open_store(_settings(args).db)
+    store = _open(args)
     try:
         if args.spaces_command == "create":
             project = projects.get_or_create_project(store, args.project)
@@ -88,27 +174,22 @@ def cmd_spaces(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    from graphrecall import runtime
     from graphrecall.api import mcp
-    from graphrecall.api.app import create_app
 
     settings = _settings(args)
-    logging.basicConfig(level="WARNING", stream=sys.stderr)
-    app = create_app(settings)
-    ctx, worker = app.state.ctx, app.state.worker
-    try:
-        access = mcp.local_access(ctx, args.space or settings.space, args.api_key)
-        worker.start()  # embeds the memories this session writes
+    logging.basicConfig(level="WARNING", stream=sys.stderr)  # stdout carries the protocol
+    with runtime.build(settings) as rt:
+        access = mcp.local_access(rt.context, args.space or settings.space, args.api_key)
+        rt.start_worker()  # embeds the memories this session writes
         mcp.build(lambda _tool: access).run("stdio")
-    finally:
-        worker.stop()
-        ctx.store.close()
     return 0
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:
     from graphrecall.services.tasks import retry_failed
 
-    store = open_store(_settings(args).db)
+    store = _open(args)
     try:
         retried = retry_failed(store, args.task)
         print(f"queued {len(retried)} failed task(s) again; a running server picks them up")
@@ -132,25 +213,52 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--db", help="database path", default=argparse.SUPPRESS)
     serve.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8000)")
+    serve.add_argument(
+        "--no-worker",
+        action="store_true",
+        help="serve the API only; run ingestion in separate 'graphrecall worker' processes",
+    )
     serve.set_defaults(func=cmd_serve)
+
+    worker = sub.add_parser(
+        "worker",
+        help="run only the ingestion worker on a database (any number may share one)",
+    )
+    worker.add_argument("--db", help="database path", default=argparse.SUPPRESS)
+    worker.add_argument(
+        "--threads",
+        dest="worker_threads",
+        metavar="N",
+        type=int,
+        help="worker threads (default: $GRAPHRECALL_WORKER_THREADS, else 2, 1 on one core)",
+    )
+    worker.set_defaults(func=cmd_worker)
 
     keys = sub.add_parser("keys", help="manage API keys")
     keys.add_argument("--db", help="database path", default=argparse.SUPPRESS)
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)
     create = keys_sub.add_parser("create", help="create a key and print it once")
-    create.add_argument("--project", default=projects.DEFAULT_PROJECT)
-    create.add_argument("--name")
+    create.add_argument(
+        "--project",
+        default=projects.DEFAULT_PROJECT,
+        help="the project (tenant) the key acts in; made if missing (default: default)",
+    )
+    create.add_argument("--name", help="a label shown by 'keys list' and 'me apikey list'")
     keys_sub.add_parser("list", help="list keys (never their secret)")
     revoke = keys_sub.add_parser("revoke", help="revoke a key by uuid or prefix")
-    revoke.add_argument("key")
+    revoke.add_argument("key", help="the key's uuid or its 8-character prefix (see 'keys list')")
     keys.set_defaults(func=cmd_keys)
 
     spaces_cmd = sub.add_parser("spaces", help="Memory Engine spaces (the X-Me-Space slugs)")
     spaces_cmd.add_argument("--db", help="database path", default=argparse.SUPPRESS)
     spaces_sub = spaces_cmd.add_subparsers(dest="spaces_command", required=True)
     space_create = spaces_sub.add_parser("create", help="create a space and print its slug")
-    space_create.add_argument("name")
-    space_create.add_argument("--project", default=projects.DEFAULT_PROJECT)
+    space_create.add_argument("name", help="the space's display name")
+    space_create.add_argument(
+        "--project",
+        default=projects.DEFAULT_PROJECT,
+        help="the project whose keys may use the space (default: default)",
+    )
     spaces_sub.add_parser("list", help="list spaces")
     spaces_cmd.set_defaults(func=cmd_spaces)
 
@@ -166,6 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
     retry = task_sub.add_parser("retry", help="queue failed tasks again (all, or one by uuid)")
     retry.add_argument("task", nargs="?", help="task uuid (default: every failed task)")
     task_cmd.set_defaults(func=cmd_tasks)
+
+    from graphrecall import cli_everyday
+
+    cli_everyday.add_commands(sub)
 
     # Benchmarks: one subcommand each.
     from graphrecall.bench import search as bench_search
@@ -213,9 +325,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         result: int = args.func(args)
+    except (SettingsError, StartupError) as exc:  # the user fixes these outside graphrecall
+        print(f"graphrecall: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except KeyboardInterrupt:  # Ctrl-C while starting (the models can take seconds)
+        return 130
     except Exception as exc:  # a CLI user gets a message, not a traceback
-        if os.environ.get("GRAPHRECALL_DEBUG"):
+        if _debug():
             raise
         print(f"graphrecall: {exc}", file=sys.stderr)
         return 1
     return result
+
+
+def _debug() -> bool:
+    try:
+        return load_settings().debug
+    except SettingsError:
+        return False

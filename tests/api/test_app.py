@@ -4,6 +4,7 @@ hot ones first; that is only safe while no request can match two of them."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 from fastapi.routing import APIRoute
@@ -43,3 +44,27 @@ def test_no_request_matches_two_routes_and_every_zep_route_answers(tmp_path: Pat
         # One route: a second would be a route the order shadows (or a 501 stub left
         # beside the route it stands for).
         assert len(matching) == 1, (method, template, matching)
+
+
+def test_healthz_says_starting_until_the_models_are_loaded(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from graphrecall import runtime
+
+    settings = Settings(db=str(tmp_path / "health.db"), embedder="none", extractor="none")
+    rt = runtime.build(settings)
+    try:
+        app = create_app(runtime=rt, run_worker=False)
+        with TestClient(app) as client:
+            # Not warmed before: the app warms in the background and answers 503 meanwhile.
+            deadline = time.monotonic() + 60
+            first = client.get("/healthz")
+            while first.status_code == 503 and time.monotonic() < deadline:
+                assert first.json()["status"] == "starting" and not first.json()["ready"]
+                time.sleep(0.05)
+                first = client.get("/healthz")
+            body = first.json()
+            assert first.status_code == 200 and body["status"] == "ok" and body["ready"]
+            assert body["worker"].startswith("off")
+    finally:
+        rt.close()

@@ -16,7 +16,7 @@ import pytest
 
 from graphrecall.bench import scale
 from graphrecall.bench.build import derive_vectors
-from graphrecall.bench.search import CASES
+from graphrecall.bench.search_cases import CASES
 from graphrecall.cli import main
 from graphrecall.domain.models import Edge
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from graphrecall.bench.search import CASES, LAYERS
+from graphrecall.bench.search_cases import CASES, LAYERS
 from graphrecall.cli import main
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from graphrecall.ml.extraction import Extraction, ExtractionInput
-from graphrecall.ml.offline_extractor import OfflineExtractor, relation_name, third_person
+from graphrecall.ml.offline_extractor import OfflineExtractor
+from graphrecall.ml.offline_rules import relation_name, third_person
 
 REF = "2026-11-25T15:00:00Z"
 

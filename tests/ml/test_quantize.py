@@ -38,7 +38,6 @@ def test_a_text_gets_the_same_vector_in_any_batch() -> None:
 def test_the_model_is_built_once_then_read_from_the_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("GRAPHRECALL_MODEL_CACHE", str(tmp_path))
     built: list[Path] = []
     real_build = quantize._build
 
@@ -47,28 +46,26 @@ def test_the_model_is_built_once_then_read_from_the_cache(
         return real_build(source)
 
     monkeypatch.setattr(quantize, "_build", counting_build)
-    first = MiniLMEmbedder().embed(TEXTS[:1])
+    first = MiniLMEmbedder(model_cache=tmp_path).embed(TEXTS[:1])
     cached = list(tmp_path.glob("minilm-*.onnx"))
     assert len(cached) == 1 and len(built) == 1
     assert not list(tmp_path.glob("*.part"))
-    second = MiniLMEmbedder().embed(TEXTS[:1])
+    second = MiniLMEmbedder(model_cache=tmp_path).embed(TEXTS[:1])
     assert len(built) == 1  # read from the cache
     np.testing.assert_allclose(first, second, atol=1e-6)
 
 
-def test_a_damaged_cache_file_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GRAPHRECALL_MODEL_CACHE", str(tmp_path))
-    good = MiniLMEmbedder().embed(TEXTS[:1])
+def test_a_damaged_cache_file_is_rebuilt(tmp_path: Path) -> None:
+    good = MiniLMEmbedder(model_cache=tmp_path).embed(TEXTS[:1])
     (cached,) = tmp_path.glob("minilm-*.onnx")
     cached.write_bytes(b"not an onnx model")
-    again = MiniLMEmbedder().embed(TEXTS[:1])
+    again = MiniLMEmbedder(model_cache=tmp_path).embed(TEXTS[:1])
     np.testing.assert_allclose(good, again, atol=1e-6)
     assert cached.stat().st_size > 1_000_000  # replaced by a good copy
 
 
-def test_an_unwritable_cache_still_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unwritable_cache_still_loads(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("a file where the cache directory should be")
-    monkeypatch.setenv("GRAPHRECALL_MODEL_CACHE", str(blocker / "models"))
-    vectors = MiniLMEmbedder().embed(TEXTS[:2])
+    vectors = MiniLMEmbedder(model_cache=blocker / "models").embed(TEXTS[:2])
     assert vectors.shape == (2, 384)

@@ -9,7 +9,9 @@ import sqlite3
 from pathlib import Path
 
 from graphrecall.domain.models import Episode
-from graphrecall.ingest.embedding import contextual_text, previous_messages, texts_to_embed
+from graphrecall.ingest.embedding import previous_messages, texts_to_embed
+from graphrecall.ingest.graph_writes import delete_episodes, insert_episodes, rewrite_episode
+from graphrecall.ingest.indexed_text import vector_text
 from graphrecall.store import Store, open_store
 from graphrecall.store.sqlite.migrations import MIGRATIONS, migrate
 
@@ -46,7 +48,7 @@ def _integrity(path: Path) -> None:
 
 
 def test_a_reply_is_found_through_the_message_it_answers(store: Store) -> None:
-    store.insert(CHAT)
+    insert_episodes(store, CHAT)
     found = store.text_search(Episode, {"graph_uuid": GRAPH}, ["married"])
     # The question itself first (its own words weigh more), then the reply, then the
     # message after it (whose context is the whole exchange); the context is two messages
@@ -56,7 +58,7 @@ def test_a_reply_is_found_through_the_message_it_answers(store: Store) -> None:
 
 
 def test_context_stays_within_a_thread(store: Store) -> None:
-    store.insert([*CHAT, _message(5, "Melanie", "Sounds great!", thread="t-2")])
+    insert_episodes(store, [*CHAT, _message(5, "Melanie", "Sounds great!", thread="t-2")])
     found = store.text_search(Episode, {"graph_uuid": GRAPH}, ["hiking"])
     # The message, then the one it replies to; t-2's first message has no context.
     assert [u for u, _ in found] == ["e-t-1-4", "e-t-1-3"]
@@ -73,8 +75,8 @@ def _search_columns(path: Path) -> dict[str, tuple[str | None, str | None]]:
 
 
 def test_each_message_is_its_predecessors_reply(store: Store, tmp_path: Path) -> None:
-    store.insert(CHAT[:2])
-    store.insert(CHAT[2:])  # a later batch: the last message of the first gets its reply
+    insert_episodes(store, CHAT[:2])
+    insert_episodes(store, CHAT[2:])  # a later batch: the last message of the first gets its reply
     columns = _search_columns(tmp_path)
     said = [f"{e.role_name}: {e.content}" for e in CHAT]
     assert [columns[e.uuid][1] for e in CHAT] == [said[1], said[2], said[3], None]
@@ -83,8 +85,8 @@ def test_each_message_is_its_predecessors_reply(store: Store, tmp_path: Path) ->
 
 
 def test_a_rewritten_or_deleted_message_leaves_its_neighbours(store: Store, tmp_path: Path) -> None:
-    store.insert(CHAT)
-    store.update(CHAT[1].model_copy(update={"content": "Five years!", "processed": True}))
+    insert_episodes(store, CHAT)
+    rewrite_episode(store, CHAT[1].model_copy(update={"content": "Five years!", "processed": True}))
     _integrity(tmp_path / "db.sqlite")
     # The rewrite is found through the message it replies to and the two after it; the
     # old words are found nowhere.
@@ -92,7 +94,7 @@ def test_a_rewritten_or_deleted_message_leaves_its_neighbours(store: Store, tmp_
     assert found[0] == "e-t-1-2"
     assert sorted(found[1:]) == ["e-t-1-1", "e-t-1-3", "e-t-1-4"]
     assert store.text_search(Episode, {}, ["flies"]) == []
-    store.delete(Episode, {"uuid": "e-t-1-1"})
+    delete_episodes(store, GRAPH, ["e-t-1-1"])
     _integrity(tmp_path / "db.sqlite")
     # Nothing still holds the deleted message's words.
     assert store.text_search(Episode, {}, ["married"]) == []
@@ -100,7 +102,7 @@ def test_a_rewritten_or_deleted_message_leaves_its_neighbours(store: Store, tmp_
     columns = _search_columns(tmp_path)
     assert columns["e-t-1-2"] == (None, said[2])
     assert columns["e-t-1-3"] == ("Melanie: Five years!", said[3])
-    store.delete(Episode, {"uuid": "e-t-1-4"})
+    delete_episodes(store, GRAPH, ["e-t-1-4"])
     assert _search_columns(tmp_path)["e-t-1-3"] == ("Melanie: Five years!", None)
     _integrity(tmp_path / "db.sqlite")
 
@@ -108,7 +110,7 @@ def test_a_rewritten_or_deleted_message_leaves_its_neighbours(store: Store, tmp_
 def test_marking_a_message_processed_leaves_its_neighbours_alone(
     store: Store, tmp_path: Path
 ) -> None:
-    store.insert([*CHAT, _message(5, "Melanie", "Time flies.", thread="t-2")])
+    insert_episodes(store, [*CHAT, _message(5, "Melanie", "Time flies.", thread="t-2")])
     conn = sqlite3.connect(tmp_path / "db.sqlite")
 
     def changes(uuid: str) -> int:
@@ -159,15 +161,15 @@ def test_upgrading_an_existing_database_backfills_the_context(tmp_path: Path) ->
 
 
 def test_vector_text_has_the_date_and_the_message_replied_to(store: Store) -> None:
-    store.insert(CHAT)
+    insert_episodes(store, CHAT)
     previous = previous_messages(store, CHAT)
     assert set(previous) == {"e-t-1-2", "e-t-1-3", "e-t-1-4"}
     assert previous["e-t-1-2"].uuid == "e-t-1-1"
-    assert contextual_text(CHAT[1], previous["e-t-1-2"]) == (
+    assert vector_text(CHAT[1], previous["e-t-1-2"]) == (
         "On 8 May 2023, Melanie: 5 years already! Time flies.\n"
         f"(replying to Caroline: {CHAT[0].content})"
     )
     assert texts_to_embed(store, CHAT)[0] == f"On 8 May 2023, Caroline: {CHAT[0].content}"
     # A long previous message is cut; the message itself never is.
     long = _message(9, "Bob", "x" * 1000)
-    assert len(contextual_text(CHAT[1], long)) < 400
+    assert len(vector_text(CHAT[1], long)) < 400

@@ -8,6 +8,13 @@ import sqlite3
 from pathlib import Path
 
 from graphrecall.domain.models import Edge, Episode
+from graphrecall.ingest.graph_writes import (
+    delete_edges,
+    insert_edges,
+    insert_episodes,
+    link_facts,
+    update_edge,
+)
 from graphrecall.store import Store, open_store
 from graphrecall.store.sqlite.migrations import MIGRATIONS, migrate
 
@@ -53,28 +60,32 @@ def _integrity(path: Path) -> None:
 
 
 def test_facts_linked_to_a_message_make_it_findable(store: Store, tmp_path: Path) -> None:
-    store.insert([_message(1, "We got a rescue dog!"), _message(2, "Lovely weather today.")])
+    insert_episodes(
+        store, [_message(1, "We got a rescue dog!"), _message(2, "Lovely weather today.")]
+    )
     assert _found(store, "adopted") == []
-    store.insert([_edge(1, "Caroline adopted a greyhound")])
-    store.link_episodes(Edge, GRAPH, "edge-1", ["ep-1"])
+    insert_edges(store, [_edge(1, "Caroline adopted a greyhound")])
+    link_facts(store, GRAPH, "edge-1", ["ep-1"])
     assert _found(store, "adopted") == ["ep-1"]
     # A restatement links the same fact to a second message.
-    store.link_episodes(Edge, GRAPH, "edge-1", ["ep-2"])
+    link_facts(store, GRAPH, "edge-1", ["ep-2"])
     assert sorted(_found(store, "greyhound")) == ["ep-1", "ep-2"]
     _integrity(tmp_path / "db.sqlite")
 
 
 def test_the_expansion_follows_edits_and_deletes(store: Store, tmp_path: Path) -> None:
-    store.insert([_message(1, "We got a rescue dog!")])
-    store.insert([_edge(1, "Caroline adopted a greyhound"), _edge(2, "Caroline owns a leash")])
-    store.link_episodes(Edge, GRAPH, "edge-1", ["ep-1"])
-    store.link_episodes(Edge, GRAPH, "edge-2", ["ep-1"])
+    insert_episodes(store, [_message(1, "We got a rescue dog!")])
+    insert_edges(
+        store, [_edge(1, "Caroline adopted a greyhound"), _edge(2, "Caroline owns a leash")]
+    )
+    link_facts(store, GRAPH, "edge-1", ["ep-1"])
+    link_facts(store, GRAPH, "edge-2", ["ep-1"])
     assert _found(store, "leash") == ["ep-1"]
     edited = store.get(Edge, "edge-1")
     assert edited is not None
-    store.update(edited.model_copy(update={"fact": "Caroline adopted a whippet"}))
+    update_edge(store, edited.model_copy(update={"fact": "Caroline adopted a whippet"}))
     assert _found(store, "greyhound") == [] and _found(store, "whippet") == ["ep-1"]
-    store.delete(Edge, {"uuid": "edge-2"})
+    delete_edges(store, GRAPH, {"uuid": "edge-2"})
     assert _found(store, "leash") == [] and _found(store, "whippet") == ["ep-1"]
     # The message's own words stay indexed throughout.
     assert _found(store, "rescue") == ["ep-1"]
@@ -82,10 +93,10 @@ def test_the_expansion_follows_edits_and_deletes(store: Store, tmp_path: Path) -
 
 
 def test_a_link_written_before_its_edge_still_counts(store: Store) -> None:
-    store.insert([_message(1, "We got a rescue dog!")])
+    insert_episodes(store, [_message(1, "We got a rescue dog!")])
     with store.transaction():
-        store.link_episodes(Edge, GRAPH, "edge-1", ["ep-1"])
-        store.insert([_edge(1, "Caroline adopted a greyhound")])
+        link_facts(store, GRAPH, "edge-1", ["ep-1"])
+        insert_edges(store, [_edge(1, "Caroline adopted a greyhound")])
     assert _found(store, "greyhound") == ["ep-1"]
 
 

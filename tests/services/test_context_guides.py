@@ -12,6 +12,7 @@ import pytest
 from graphrecall.domain.models import Edge, Episode, Graph, Node, Project
 from graphrecall.retrieval.filters import Filters
 from graphrecall.services import context_assembly as ca
+from graphrecall.services import context_plan
 from graphrecall.services.context import Context
 from graphrecall.services.context_templates import Slot
 from graphrecall.store import Store, open_store
@@ -86,7 +87,7 @@ def test_the_fact_of_the_matching_message_is_selected(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert "answer" in _facts(store)
-    monkeypatch.setattr(ca, "EPISODE_GUIDES", 0)
+    monkeypatch.setattr(context_plan, "EPISODE_GUIDES", 0)
     assert "answer" not in _facts(store)  # the fact search alone misses it
 
 
@@ -100,7 +101,7 @@ def test_the_messages_a_thread_query_is_made_of_do_not_guide(store: Store) -> No
     assert graph is not None
 
     def guided(*query_episodes: str) -> list[str]:
-        plan = ca._Plan(
+        plan = context_plan.Plan(
             Context(store, None), graph, QUESTION, Filters(), None, None, query_episodes
         )
         guides = plan._start_guides()
@@ -114,7 +115,7 @@ def test_the_messages_a_thread_query_is_made_of_do_not_guide(store: Store) -> No
 def test_a_templates_fact_slot_is_guided_within_its_limit_and_types(store: Store) -> None:
     graph = store.get(Graph, GRAPH)
     assert graph is not None
-    plan = ca._Plan(Context(store, None), graph, QUESTION, Filters(), None, None)
+    plan = context_plan.Plan(Context(store, None), graph, QUESTION, Filters(), None, None)
     top = plan._slot("edge", Slot("edges", 3))
     assert len(top) == 3 and top[0].uuid == "answer"
     assert "answer" not in [i.uuid for i in plan._slot("edge", Slot("edges", 3, ("RELATES_TO",)))]

@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 
 from graphrecall import __version__
-from graphrecall.api import errors, memory_engine
+from graphrecall.api import docs, errors, memory_engine, ui
 from graphrecall.api.middleware import RequestContext
 from graphrecall.api.zep_v4 import (
     context,
@@ -29,19 +29,11 @@ from graphrecall.api.zep_v4 import (
 )
 from graphrecall.api.zep_v4.reference_routes import ZEP_V4_ROUTES
 from graphrecall.config import Settings
-from graphrecall.ingest.context import IngestContext
-from graphrecall.ingest.worker import Worker
-from graphrecall.ml.cross_encoder import load_cross_encoder
-from graphrecall.ml.embedder import Embedder, MiniLMEmbedder
-from graphrecall.ml.extraction import Extractor
-from graphrecall.ml.offline_extractor import OfflineExtractor
-from graphrecall.services import relative_time
-from graphrecall.services.context import Context
-from graphrecall.store import open_store
+from graphrecall.runtime import Runtime, build
 
 # The Zep routers, those callers hit most first. Routes are matched one by one, in order
 # (~5 µs a route, ~20 µs a router's turn on FastAPI 0.165): the health probe, the Memory
-# Engine face and these go before the 501 stubs of the Zep routes not built. No two
+# Engine face and these go before the 405 stubs of the Zep routes not built. No two
 # routes can match the same request (tests/api/test_app.py), so the order changes no
 # match, only the time spent finding it.
 ZEP_ROUTERS = (
@@ -59,82 +51,65 @@ ZEP_ROUTERS = (
 )
 
 
-def make_embedder(settings: Settings) -> Embedder | None:
-    if settings.embedder == "none":
-        return None
-    return MiniLMEmbedder(quantize=settings.embedder == "minilm")
-
-
-def make_extractor(settings: Settings) -> Extractor | None:
-    choice = settings.extractor
-    if choice == "auto":
-        choice = "llm" if settings.llm_base_url else "offline"
-    if choice == "none":
-        return None
-    if choice == "llm":
-        from graphrecall.ml.llm import LlmExtractor, OpenAIChatClient
-
-        if not settings.llm_base_url:
-            raise ValueError("GRAPHRECALL_EXTRACTOR=llm needs GRAPHRECALL_LLM_BASE_URL")
-        client = OpenAIChatClient(
-            settings.llm_base_url,
-            model=settings.llm_model,
-            api_key=settings.llm_api_key,
-            concurrency=settings.llm_concurrency,
-            max_retries=settings.llm_max_retries,
-        )
-        return LlmExtractor(client)
-    return OfflineExtractor()
-
-
-def create_app(settings: Settings | None = None) -> FastAPI:
-    settings = settings or Settings()
-    store = open_store(settings.db)
-    embedder = make_embedder(settings)
-    worker = Worker(IngestContext(store, embedder, make_extractor(settings)))
-    ctx = Context(
-        store=store,
-        embedder=embedder,
-        wake_worker=worker.wake,
-        cross_encoder=load_cross_encoder(
-            settings.cross_encoder,
-            model=settings.cross_encoder_model,
-            api_key=settings.cross_encoder_api_key,
-        ),
-    )
+def create_app(
+    settings: Settings | None = None,
+    *,
+    runtime: Runtime | None = None,
+    run_worker: bool = True,
+) -> FastAPI:
+    """The app over ``runtime`` (built from ``settings`` when not given; the app then owns
+    it and closes it on shutdown). ``run_worker=False`` serves the API only: ingestion is
+    left to ``graphrecall worker`` processes on the same database. Models not warmed
+    before are warmed in the background; ``/healthz`` answers 503 until they are."""
+    owned = runtime is None
+    rt = runtime if runtime is not None else build(settings)
+    store = rt.store
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        worker.start()
-        threading.Thread(target=relative_time.warm_up, name="warm-up", daemon=True).start()
+        if not rt.ready:
+            threading.Thread(target=rt.warm, name="warm-up", daemon=True).start()
+        if run_worker:
+            rt.start_worker()
         try:
             yield
         finally:
-            worker.stop()
-            store.close()
+            if owned:
+                rt.close()
+            elif run_worker:
+                rt.worker.stop()
 
     app = FastAPI(
         title="graphrecall",
         version=__version__,
         description="Zep v4 compatible context-graph server (offline by default).",
         lifespan=lifespan,
+        # served from package files by api.docs (FastAPI's own pages need a CDN)
+        docs_url=None,
+        redoc_url=None,
     )
-    app.state.ctx = ctx
-    app.state.worker = worker
+    app.state.ctx = rt.context
+    app.state.runtime = rt
     errors.install(app)
 
     @app.get("/healthz", include_in_schema=False)
-    def healthz() -> dict[str, object]:
-        return {
-            "status": "ok",
-            "version": __version__,
-            "vector_indexes": store.maintenance.vector_index_status(),
-            "text_indexes": store.maintenance.text_index_status(),
-            "filter_columns": store.maintenance.filter_column_status(),
-        }
+    def healthz() -> JSONResponse:
+        # 503 until the models are loaded: a load balancer or a test waits for "ok".
+        return JSONResponse(
+            {
+                "status": "ok" if rt.ready else "starting",
+                "ready": rt.ready,
+                "worker": "running" if run_worker else "off (graphrecall worker)",
+                "version": __version__,
+                "vector_indexes": store.maintenance.vector_index_status(),
+                "text_indexes": store.maintenance.text_index_status(),
+                "filter_columns": store.maintenance.filter_column_status(),
+            },
+            status_code=200 if rt.ready else 503,
+        )
 
     # -- the Memory Engine face: JSON-RPC /api/v1/memory/rpc, /api/v1/version, MCP /mcp --
-    memory_engine.install(app, settings.host)
+    memory_engine.install(app, rt.settings.host)
     # ------------------------------------------------------------------------------------
     prefixes = (("/api/v4", True), ("", False))
     for prefix, documented in prefixes:
@@ -142,11 +117,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.include_router(router, prefix=prefix, include_in_schema=documented)
     for prefix, _ in prefixes:
         _add_unbuilt_routes(app, prefix)
+    docs.install(app)
+    ui.install(app)
     app.add_middleware(RequestContext)
     return app
 
 
 def _add_unbuilt_routes(app: FastAPI, prefix: str) -> None:
+    """A route of the Zep v4 API that graphrecall does not build answers 405 at once.
+
+    Not 501: the zep-cloud SDK retries every 5xx (and 408, 409, 429) with back-off, so a
+    501 kept the caller waiting ~3 s before the message. 405 is not retried and is not
+    one of the statuses the SDK types (400, 404), so no caller mistakes it for a missing
+    record or a bad field. ``Allow`` lists the methods graphrecall serves on that path.
+    """
     # Read off the routers: FastAPI 0.165 lists an included router as one entry of
     # app.routes, not as its routes.
     built = {
@@ -160,13 +144,18 @@ def _add_unbuilt_routes(app: FastAPI, prefix: str) -> None:
         if (method, path) in built:
             continue
         full = prefix + path
+        allow = ", ".join(sorted(m for m, p in built if p == path))
 
-        async def not_built(request: Request, _m: str = method, _p: str = path) -> JSONResponse:
-            return errors.error_response(
+        async def not_built(
+            request: Request, _m: str = method, _p: str = path, _allow: str = allow
+        ) -> JSONResponse:
+            response = errors.error_response(
                 request,
-                501,
+                405,
                 "not_implemented",
-                f"{_m} {_p} is part of the Zep v4 API but graphrecall does not implement it yet",
+                f"{_m} {_p} is part of the Zep v4 API, not implemented by graphrecall",
             )
+            response.headers["Allow"] = _allow
+            return response
 
         app.add_api_route(full, not_built, methods=[method], include_in_schema=False)

@@ -29,10 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from graphrecall import runtime
 from graphrecall.bench.synthetic import GENERATOR_VERSION, SyntheticGraph, generate
 from graphrecall.domain.models import Edge, Episode, Node, Record
+from graphrecall.ingest.degree import degrees
 from graphrecall.ingest.embedding import text_of
-from graphrecall.ml.embedder import Embedder, MiniLMEmbedder
+from graphrecall.ingest.indexed_text import facts_text, thread_texts
+from graphrecall.ml.embedder import Embedder
 from graphrecall.store import open_store
 from graphrecall.store.base import Store
 
@@ -156,7 +159,8 @@ def _build(
         started = time.perf_counter()
         with store.transaction():
             store.insert([graph.project, graph.user, graph.graph, *graph.threads])
-        for kind, records in ((Node, graph.nodes), (Episode, graph.episodes), (Edge, graph.edges)):
+        nodes, messages = _searchable(graph)
+        for kind, records in ((Node, nodes), (Episode, messages), (Edge, graph.edges)):
             _insert(store, records, f"[{size:,}] inserting {kind.__name__.lower()}s", log)
         with store.transaction():
             for node_uuid, episodes in graph.node_links.items():
@@ -166,7 +170,7 @@ def _build(
         insert_s = time.perf_counter() - started
         log(f"[{size:,}] inserted records and provenance links in {insert_s:.1f} s")
 
-        embedder = MiniLMEmbedder()
+        embedder = runtime.minilm()
         embed_s, embedded, derive_s = 0.0, 0, 0.0
         vectors = vector_counts(graph, embed_cap)
         for embedded_kind in KINDS:
@@ -211,6 +215,33 @@ def _build(
         embed_cap=embed_cap,
         derive_s=round(derive_s, 3),
     )
+
+
+def _searchable(graph: SyntheticGraph) -> tuple[list[Node], list[Episode]]:
+    """The graph's nodes with their degrees and its episodes with their search texts,
+    as the writers of a live graph keep them (ingest/graph_writes.py), computed at once
+    from the whole graph."""
+    counted = degrees(graph.edges)
+    nodes = [n.model_copy(update={"degree": counted[(n.graph_uuid, n.uuid)]}) for n in graph.nodes]
+    edges = {e.uuid: e for e in graph.edges}
+    linked: dict[str, list[Edge]] = {}
+    for edge_uuid, episode_uuids in graph.edge_links.items():
+        for episode_uuid in episode_uuids:
+            linked.setdefault(episode_uuid, []).append(edges[edge_uuid])
+    threads: dict[str, list[Episode]] = {}
+    for episode in graph.episodes:
+        if episode.thread_uuid is not None:
+            threads.setdefault(episode.thread_uuid, []).append(episode)
+    texts: dict[str, dict[str, str | None]] = {}
+    for messages in threads.values():
+        texts |= thread_texts(messages, from_start=True, to_end=True)
+    episodes = [
+        e.model_copy(
+            update={**texts.get(e.uuid, {}), "search_facts": facts_text(linked.get(e.uuid, []))}
+        )
+        for e in graph.episodes
+    ]
+    return nodes, episodes
 
 
 def _insert(store: Store, records: Sequence[Record], label: str, log: Log) -> None:

@@ -30,16 +30,19 @@ from typing import Any
 
 import numpy as np
 
-from graphrecall.bench import search as bench_search
+from graphrecall import runtime
+from graphrecall.bench import search_cases, search_layers
 from graphrecall.bench.build import Built, ensure_db, stem, working_copy
+from graphrecall.bench.machine import machine
 from graphrecall.bench.synthetic import Query, make_queries
 from graphrecall.bench.tables import ms, text_table, write_json
+from graphrecall.config import load_settings
 from graphrecall.domain import scopes
 from graphrecall.domain.clock import to_iso
 from graphrecall.ml.embedder import MiniLMEmbedder
 
 GRAPHITI_VERSION = "0.31"
-CASE = bench_search.CASES_BY_NAME["edges/rrf"]
+CASE = search_cases.CASES_BY_NAME["edges/rrf"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     json_path = Path(args.json) if args.json else out_dir / "graphiti.json"
     built = ensure_db(args.size, args.seed, out_dir)
     queries = make_queries(built.graph, args.queries, args.seed)
-    embedder = MiniLMEmbedder()
+    embedder = runtime.minilm()
 
     ours = _ours(built, queries, embedder, args, out_dir)
     print(_line("graphrecall", ours), flush=True)
@@ -98,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
             edges = loop.run_until_complete(graphiti.search(q.text, group_ids=[gid]))
             return [str(e.uuid) for e in edges]
 
-        measured = bench_search.measure(
+        measured = search_cases.measure(
             CASE,
             "graphiti",
             call,
@@ -115,14 +118,14 @@ def run(args: argparse.Namespace) -> int:
         "benchmark": "graphiti",
         "version": 1,
         "started_at": to_iso(datetime.now().astimezone()),
-        "machine": bench_search.machine(),
+        "machine": machine(),
         "params": {
             "size": args.size,
             "queries": args.queries,
             "seed": args.seed,
             "warmup": args.warmup,
             "budget_s": args.budget,
-            "page_size": bench_search.PAGE_SIZE,
+            "page_size": search_cases.PAGE_SIZE,
         },
         "graphiti_core": graphiti_version,
         "graphiti_load": load,
@@ -137,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _line(side: str, m: bench_search.Measurement) -> str:
+def _line(side: str, m: search_cases.Measurement) -> str:
     note = f" (stopped early after {m.n})" if m.stopped_early else ""
     return (
         f"{side:<12} p50 {m.p50_ms:8.1f} ms  p95 {m.p95_ms:8.1f} ms  hit@10 {m.hit_at_10:.2f}{note}"
@@ -196,31 +199,24 @@ def _ours(
     embedder: MiniLMEmbedder,
     args: argparse.Namespace,
     out_dir: Path,
-) -> bench_search.Measurement:
-    from graphrecall.config import Settings
-    from graphrecall.ml.cross_encoder import load_cross_encoder
+) -> search_cases.Measurement:
     from graphrecall.retrieval import engine
     from graphrecall.services import search
     from graphrecall.store import open_store
 
-    settings = Settings()
     db = working_copy(built, out_dir)
     store = open_store(db)
     try:
-        cross = load_cross_encoder(
-            settings.cross_encoder,
-            model=settings.cross_encoder_model,
-            api_key=settings.cross_encoder_api_key,
-        )
+        cross = runtime.make_cross_encoder(load_settings())
         spec = scopes.SCOPES["edges"]
         graph_uuid, hub = built.graph.graph.uuid, built.graph.hub_uuid
 
         def call(q: Query) -> list[str]:
-            opts = search.options(bench_search.params_for(CASE, q, hub), "edges")
+            opts = search.options(search_layers.params_for(CASE, q, hub), "edges")
             found = engine.search(store, embedder, cross, spec, graph_uuid, opts)
-            return [h.uuid for h in found.hits[: bench_search.PAGE_SIZE]]
+            return [h.uuid for h in found.hits[: search_cases.PAGE_SIZE]]
 
-        return bench_search.measure(
+        return search_cases.measure(
             CASE,
             "engine",
             call,

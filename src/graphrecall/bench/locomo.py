@@ -39,7 +39,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphrecall.bench.ingest import API_KEY, IngestedSample, ingest_sdk
+from graphrecall.bench.ingest_runs import API_KEY, IngestedSample, ingest_sdk
 from graphrecall.bench.locomo_data import Question, category_name, load
 from graphrecall.bench.locomo_report import draw_chart, table
 from graphrecall.bench.tables import latency, mean, pct, write_json
@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
             "bench locomo drives the server through the zep-cloud SDK:"
             " pip install 'graphrecall[dev]'"
         ) from exc
-    from graphrecall.bench.search import machine
+    from graphrecall.bench.machine import machine
     from graphrecall.bench.server import ServerProcess
 
     if args.max_questions is not None and args.max_questions < 1:
@@ -437,13 +437,13 @@ def _baselines_in_process(db: Path, items: Sequence[Item], rows: list[dict[str, 
     """BM25-only and vector-only rankings with the engine on the server's database (read
     while the server runs: SQLite WAL lets readers in), with the options the episode
     search service would use, minus the other legs."""
-    from graphrecall.ml.embedder import MiniLMEmbedder
+    from graphrecall import runtime
     from graphrecall.retrieval import engine
     from graphrecall.services.search import SearchParams, options
     from graphrecall.store import open_store
 
     store: Store = open_store(db)
-    embedder = MiniLMEmbedder()
+    embedder = runtime.minilm()
     spec = scopes.SCOPES["episodes"]
     try:
         for b in (b for b in BASELINES if b.layer == "engine"):

@@ -31,16 +31,16 @@ from typing import Any
 import httpx
 import numpy as np
 
+from graphrecall import runtime
 from graphrecall.bench import vocab
 from graphrecall.bench.server import ServerProcess, store_index_status, wait_for_builds
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Memory, Space
-from graphrecall.ml.embedder import MiniLMEmbedder
 from graphrecall.retrieval.memory_filters import TemporalFilter
 from graphrecall.services import memory_search, projects, spaces
 from graphrecall.services.context import Context
-from graphrecall.services.memories import version_hash
+from graphrecall.services.memory_writes import version_hash
 from graphrecall.store import open_store
 
 API_KEY = "gr_bench_memory_key"
@@ -147,7 +147,7 @@ def build(db: Path, size: int, seed: int, log: Callable[[str], None]) -> dict[st
                 store.insert(records[start_at : start_at + 5000])
         insert_s = time.perf_counter() - started
         log(f"inserted {size:,} memories in {insert_s:.1f} s")
-        embedder = MiniLMEmbedder()
+        embedder = runtime.minilm()
         started = time.perf_counter()
         for start_at in range(0, size, 2048):
             chunk = records[start_at : start_at + 2048]
@@ -223,7 +223,7 @@ def _measure(call: Callable[[dict[str, Any]], int], params: list[dict[str, Any]]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", type=int, default=100_000, help="memories (default 100000)")
     parser.add_argument("--queries", type=int, default=100, help="questions per mode")
-    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=7, help="random seed of the corpus (default 7)")
     parser.add_argument("--out", type=Path, default=Path("bench-out"), help="output directory")
     parser.add_argument("--no-rpc", action="store_true", help="skip the HTTP layer")
 
@@ -238,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
     results: dict[str, dict[str, Any]] = {}
 
     store = open_store(db)
-    ctx = Context(store=store, embedder=MiniLMEmbedder())
+    ctx = Context(store=store, embedder=runtime.minilm())
     caller = spaces.authenticate(store, API_KEY, SLUG)
 
     def service(p: dict[str, Any]) -> int:

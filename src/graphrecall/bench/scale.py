@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from graphrecall.bench import report, search
+from graphrecall.bench import report, search, search_cases
 from graphrecall.bench.build import Built, ensure_db
 from graphrecall.bench.synthetic import generate
 from graphrecall.bench.tables import ms, text_table, write_json
@@ -189,7 +189,7 @@ def chat_batch(count: int, seed: int) -> list[tuple[str, str, str, str]]:
 def ingest_batch(db: Path, built: Built, count: int, seed: int) -> dict[str, Any]:
     """Add ``count`` messages to the user's latest thread in ``db`` through the services,
     then process the queued tasks with the real pipeline, timed alone."""
-    from graphrecall.bench.ingest import drain_tasks, time_breakdown, timed_models
+    from graphrecall.bench.ingest_runs import drain_tasks, time_breakdown, timed_models
     from graphrecall.domain.inputs import MessageCreate, MessagesAdd
     from graphrecall.domain.models import Edge, Episode, Node, Project
     from graphrecall.services import threads
@@ -296,7 +296,7 @@ def table(result: dict[str, Any]) -> str:
     lines.append(text_table(header, body))
     layers = [
         layer
-        for layer in search.LAYERS
+        for layer in search_cases.LAYERS
         if any(r["layer"] == layer for run in runs for r in run["results"])
     ]
     for layer in layers:
@@ -333,7 +333,7 @@ def draw_chart(result: dict[str, Any], path: Path) -> bool:
     runs: list[dict[str, Any]] = result["runs"]
     layers = [
         layer
-        for layer in search.LAYERS
+        for layer in search_cases.LAYERS
         if any(r["layer"] == layer for run in runs for r in run["results"])
     ]
     fig, axes = plt.subplots(1, len(layers) + 1, figsize=(5.2 * (len(layers) + 1), 4.6))

@@ -22,6 +22,7 @@ from typing import Any
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode
+from graphrecall.ingest import graph_writes
 from graphrecall.store import Store, open_store
 
 TEMPLATES = 2_000  # facts and messages drawn from the graph to copy
@@ -100,8 +101,8 @@ class Writer:
                     }
                 )
                 with store.transaction():
-                    store.insert([edge])
-                    store.insert([message])
+                    graph_writes.insert_edges(store, [edge])
+                    graph_writes.insert_episodes(store, [message])
                 self.writes += 1
                 self.seconds = time.monotonic() - started
         except BaseException as exc:  # reported when the writer stops

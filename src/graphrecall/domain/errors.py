@@ -62,6 +62,8 @@ class PayloadTooLarge(GraphRecallError):
     code = "payload_too_large"
 
 
-class NotImplementedYet(GraphRecallError):
-    status = 501
+class NotImplementedYet(BadRequest):
+    """An option graphrecall does not build. 400, not 501: the zep-cloud SDK retries
+    every 5xx with back-off before the caller sees the message."""
+
     code = "not_implemented"

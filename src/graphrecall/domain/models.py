@@ -6,7 +6,7 @@ carries ``project_uuid``. The store persists these models field by field.
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,6 +18,11 @@ Role = Literal["system", "assistant", "user", "function", "tool"]
 
 class Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    # Fields derived from other records (what the record is searched or sorted by), kept
+    # right by the writers of those records (ingest/graph_writes.py). A record update
+    # leaves them alone, so a copy read before they moved cannot write back stale values.
+    derived_fields: ClassVar[frozenset[str]] = frozenset()
 
     uuid: str
 
@@ -88,6 +93,15 @@ class Episode(Record):
     document_id: str | None = None
     thread_uuid: str | None = None
     processed: bool = False
+    # What the episode is also found by (ingest/indexed_text.py): the start of the
+    # messages before it in its thread, the facts extracted from it, the start of its reply.
+    search_context: str | None = None
+    search_facts: str | None = None
+    search_replies: str | None = None
+
+    derived_fields: ClassVar[frozenset[str]] = frozenset(
+        {"search_context", "search_facts", "search_replies"}
+    )
 
 
 class Node(Record):
@@ -99,6 +113,10 @@ class Node(Record):
     metadata: Json | None = None
     created_at: str
     updated_at: str
+    # The live (unexpired) edges of its graph touching it, each end counted (ingest/degree.py).
+    degree: int = 0
+
+    derived_fields: ClassVar[frozenset[str]] = frozenset({"degree"})
 
 
 class Edge(Record):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import datetime
 
 from graphrecall.domain.models import (
     Edge,
@@ -16,6 +15,7 @@ from graphrecall.domain.models import (
     ThreadSummary,
 )
 from graphrecall.domain.predicates import Column
+from graphrecall.ingest.indexed_text import said, vector_text
 from graphrecall.ml.embedder import Embedder, EmbedderUnavailable
 from graphrecall.store.base import Store
 
@@ -24,10 +24,10 @@ log = logging.getLogger(__name__)
 
 def text_of(record: Record) -> str:
     """The text of a record (nodes: name + summary; edges: the fact): what its vector
-    stands for, except an episode's, which adds context (``contextual_text``)."""
-    if isinstance(record, Episode) and record.role_name:
-        return f"{record.role_name}: {record.content}"  # the speaker is part of the message
-    if isinstance(record, Episode | Memory):
+    stands for, except an episode's, which adds context (``indexed_text.vector_text``)."""
+    if isinstance(record, Episode):
+        return said(record)
+    if isinstance(record, Memory):
         return record.content
     if isinstance(record, Node):
         # Name plus the start of the summary: long inputs cost the transformer quadratically
@@ -40,37 +40,6 @@ def text_of(record: Record) -> str:
     if isinstance(record, ThreadSummary):
         return record.summary[:600]
     raise TypeError(f"{type(record).__name__} is not embedded")
-
-
-# How much of the previous message an episode's vector text keeps. On LoCoMo (10 samples)
-# 100 characters rank as well as 300 once fused with BM25 (hybrid recall@5/@10 66.9/75.9
-# vs 66.9/76.2; vector alone 42.8/53.0 vs 44.9/54.4) at about half the extra tokens to
-# embed. (The full-text index keeps 300 of each of two messages: indexing is cheap.)
-CONTEXT_CHARS = 100
-
-
-def contextual_text(episode: Episode, previous: Episode | None) -> str:
-    """What an episode's vector stands for: contextual retrieval. A chat message alone is
-    often meaningless ("5 years already!"), so it is embedded with its date and the start of
-    the message it replies to: "On 8 May 2023, Mel: 5 years already!\n(replying to
-    Caroline: How long have you been married?)". The message comes first: the embedder
-    reads only its first 128 tokens. On LoCoMo (10 samples) this lifts vector-only evidence
-    recall@10 from 41.3 % to 53.0 % (docs/benchmarks.md)."""
-    text = text_of(episode)
-    day = _day(episode.reference_time)
-    if day:
-        text = f"On {day}, {text}"
-    if previous is not None:
-        text += f"\n(replying to {text_of(previous)[:CONTEXT_CHARS]})"
-    return text
-
-
-def _day(stamp: str) -> str | None:
-    try:
-        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return f"{when.day} {when:%B %Y}"
 
 
 def previous_messages(store: Store, episodes: Sequence[Episode]) -> dict[str, Episode]:
@@ -96,7 +65,7 @@ def previous_messages(store: Store, episodes: Sequence[Episode]) -> dict[str, Ep
 def episode_vector_texts(store: Store, episodes: Sequence[Episode]) -> dict[str, str]:
     """Each episode's uuid -> the contextual text its vector is computed from."""
     previous = previous_messages(store, episodes)
-    return {e.uuid: contextual_text(e, previous.get(e.uuid)) for e in episodes}
+    return {e.uuid: vector_text(e, previous.get(e.uuid)) for e in episodes}
 
 
 def texts_to_embed(store: Store, records: Sequence[Record]) -> list[str]:

@@ -32,7 +32,7 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
-from graphrecall.ingest import derive, temporal
+from graphrecall.ingest import derive, graph_writes, temporal
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records, episode_vector_texts, text_of
 from graphrecall.ingest.resolution import (
@@ -160,6 +160,11 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
                 # Counted only once committed: a failed episode leaves no trace.
                 outcome = Outcome()
                 with store.transaction():
+                    current = store.get(Episode, episode.uuid, {"graph_uuid": graph.uuid})
+                    if current is None or current.processed:
+                        # Done meanwhile by a worker that took this task over when this
+                        # one's lease ran out (or deleted): applying it again would double it.
+                        continue
                     extraction = extractions.get(i)
                     if extraction is not None:
                         _apply(
@@ -406,7 +411,7 @@ def _apply(
         n for n in resolver.created if store.get(Node, n.uuid, {"graph_uuid": n.graph_uuid}) is None
     ]
     if created:
-        store.insert(created)
+        created = graph_writes.insert_nodes(store, created)
         outcome.nodes_created += len(created)
         for node in created:
             outcome.touch(node)
@@ -437,7 +442,7 @@ def _apply(
             final = restated
         else:
             edge, changed = invalidate(store, edge, contradicted_by(store, graph.uuid, edge))
-            store.insert([edge])
+            graph_writes.insert_edges(store, [edge])
             store.link_episodes(Edge, graph.uuid, edge.uuid, [episode.uuid])
             outcome.edges_created += 1
             outcome.edges_invalidated += len(changed)
@@ -453,6 +458,8 @@ def _apply(
         observation = derive.observe(store, final, supporting)
         if observation is not None:
             outcome.touch(observation)
+    if new_facts:  # the episode is also found by the facts linked to it
+        graph_writes.refresh_facts(store, graph.uuid, [episode.uuid])
     for node in touched.values():
         updated = derive.node_summary(store, node)
         if updated is not node:
@@ -489,7 +496,7 @@ def _edge(
                 return None
             node = resolver.resolve(name, [])
             if resolver.created:
-                ctx.store.insert(resolver.created)
+                resolver.created = graph_writes.insert_nodes(ctx.store, resolver.created)
                 outcome.nodes_created += len(resolver.created)
                 for created in resolver.created:
                     outcome.touch(created)

@@ -22,6 +22,7 @@ from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Node
 from graphrecall.domain.predicates import HasAnyLabel
+from graphrecall.ingest import graph_writes
 from graphrecall.store.base import Store
 
 EXCLUSIVE_GROUPS: dict[str, frozenset[str]] = {
@@ -184,7 +185,7 @@ def invalidate(store: Store, new: Edge, old: list[Edge]) -> tuple[Edge, list[Edg
             updated = existing.model_copy(
                 update={"invalid_at": new_start, "expired_at": now, "updated_at": now}
             )
-            store.update(updated)
+            graph_writes.update_edge(store, updated)
             changed.append(updated)
         elif new.invalid_at is None or new.invalid_at > old_start:
             new = new.model_copy(update={"invalid_at": old_start, "expired_at": now})

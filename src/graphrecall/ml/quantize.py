@@ -14,7 +14,7 @@ LoCoMo episode recall unchanged with hybrid search (66.7 / 76.2 at @5 / @10 vs 6
 
 The result depends only on the source file, this recipe and the onnxruntime version, so it
 is cached on disk (``GRAPHRECALL_MODEL_CACHE``, default the user cache directory); where
-the cache cannot be written it is rebuilt in memory on each start (about 2 s).
+the cache cannot be written it is rebuilt in memory on each start (several seconds).
 """
 
 from __future__ import annotations
@@ -30,25 +30,27 @@ log = logging.getLogger(__name__)
 RECIPE = "quantize_dynamic-int8-per-channel-v1"
 
 
-def cache_dir() -> Path:
-    configured = os.environ.get("GRAPHRECALL_MODEL_CACHE")
-    if configured:
+def cache_dir(configured: Path | None = None) -> Path:
+    """``configured`` (the ``GRAPHRECALL_MODEL_CACHE`` setting) or the user cache directory."""
+    if configured is not None:
         return Path(configured)
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("graphrecall")) / "models"
 
 
-def cache_path(source_sha256: str) -> Path:
+def cache_path(source_sha256: str, directory: Path | None = None) -> Path:
     import onnxruntime
 
     key = hashlib.sha256(f"{source_sha256}:{RECIPE}:{onnxruntime.__version__}".encode())
-    return cache_dir() / f"minilm-{key.hexdigest()[:20]}.onnx"
+    return cache_dir(directory) / f"minilm-{key.hexdigest()[:20]}.onnx"
 
 
-def quantized_model(source: Path, source_sha256: str, *, use_cache: bool = True) -> bytes:
+def quantized_model(
+    source: Path, source_sha256: str, *, use_cache: bool = True, directory: Path | None = None
+) -> bytes:
     """The integer-kernel version of ``source`` as ONNX bytes (from the cache when there)."""
-    target = cache_path(source_sha256)
+    target = cache_path(source_sha256, directory)
     if use_cache and target.is_file():
         return target.read_bytes()
     data = _build(source)

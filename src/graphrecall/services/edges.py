@@ -10,6 +10,7 @@ from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.inputs import EdgesAdd, EdgeUpdate, NodeRef
 from graphrecall.domain.models import Edge, Graph, Node, Page, PageRequest, Project, Task
 from graphrecall.domain.predicates import Predicate
+from graphrecall.ingest import graph_writes
 from graphrecall.ingest.embedding import embed_records
 from graphrecall.services import graphs, nodes, tasks
 from graphrecall.services.context import Context
@@ -89,8 +90,8 @@ def add_edges(
             )
             new_edges.append(edge)
             out.append((edge, source, target))
-        ctx.store.insert(list(created_nodes.values()))
-        ctx.store.insert(new_edges)
+        graph_writes.insert_nodes(ctx.store, list(created_nodes.values()))
+        graph_writes.insert_edges(ctx.store, new_edges)
         task = tasks.enqueue(
             ctx,
             project.uuid,
@@ -158,7 +159,7 @@ def update_edge(
         return edge
     updated = edge.model_copy(update={**changes, "updated_at": clock.now()})
     with ctx.store.transaction():
-        ctx.store.update(updated)
+        graph_writes.update_edge(ctx.store, updated)
         if "fact" in changes:
             embed_records(ctx.store, ctx.embedder, [updated])
     return updated
@@ -167,5 +168,5 @@ def update_edge(
 def delete_edge(ctx: Context, project: Project, graph_uuid: str, edge_uuid: str) -> Task:
     edge = get_edge(ctx, project, graph_uuid, edge_uuid)
     with ctx.store.transaction():
-        ctx.store.delete(Edge, {"uuid": edge.uuid, "graph_uuid": edge.graph_uuid})
+        graph_writes.delete_edges(ctx.store, edge.graph_uuid, {"uuid": edge.uuid})
         return tasks.completed(ctx, project.uuid, edge.graph_uuid, "graph.edge.delete")

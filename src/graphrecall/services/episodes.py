@@ -19,6 +19,7 @@ from graphrecall.domain.models import (
     Task,
 )
 from graphrecall.domain.predicates import Predicate
+from graphrecall.ingest import graph_writes
 from graphrecall.services import graphs, tasks
 from graphrecall.services.context import Context
 
@@ -40,7 +41,7 @@ def add_episode(
         document_id=body.document_id,
     )
     with ctx.store.transaction():
-        ctx.store.insert([episode])
+        episode = graph_writes.insert_episodes(ctx.store, [episode])[0]
         task = tasks.enqueue(
             ctx,
             project.uuid,
@@ -120,8 +121,8 @@ def delete_episode(ctx: Context, project: Project, graph_uuid: str, episode_uuid
     with ctx.store.transaction():
         orphan_edges = _sole_supported(ctx, Edge, graph_uuid, episode.uuid)
         orphan_nodes = _sole_supported(ctx, Node, graph_uuid, episode.uuid)
-        ctx.store.delete(Episode, {"uuid": episode.uuid, "graph_uuid": graph_uuid})
-        ctx.store.delete(Edge, {"uuid": orphan_edges, "graph_uuid": graph_uuid})
+        graph_writes.delete_episodes(ctx.store, graph_uuid, [episode.uuid])
+        graph_writes.delete_edges(ctx.store, graph_uuid, {"uuid": orphan_edges})
         if orphan_nodes:
             degrees = ctx.store.node_degrees(graph_uuid, orphan_nodes)
             ctx.store.delete(

@@ -132,7 +132,8 @@ def lookup_graph(
 
 
 def purge_graph_data(ctx: Context, graph_uuid: str) -> None:
-    """Delete everything stored in a graph (inside the caller's transaction)."""
+    """Delete everything stored in a graph (inside the caller's transaction). Plain
+    deletes: no record whose search columns they would move is left."""
     for kind in (Edge, Node, Episode, Observation, ThreadSummary):
         ctx.store.delete(kind, {"graph_uuid": graph_uuid})
 

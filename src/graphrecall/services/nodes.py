@@ -21,6 +21,7 @@ from graphrecall.domain.models import (
     Task,
 )
 from graphrecall.domain.predicates import Predicate
+from graphrecall.ingest import graph_writes
 from graphrecall.ingest.embedding import embed_records
 from graphrecall.services import graphs, tasks
 from graphrecall.services.context import Context
@@ -89,7 +90,7 @@ def add_nodes(
             )
         )
     with ctx.store.transaction():
-        ctx.store.insert(nodes)
+        nodes = graph_writes.insert_nodes(ctx.store, nodes)
         task = tasks.enqueue(
             ctx, project.uuid, graph.uuid, "graph.add_nodes", {"nodes": [n.uuid for n in nodes]}
         )
@@ -140,8 +141,8 @@ def delete_node(ctx: Context, project: Project, graph_uuid: str, node_uuid: str)
     """Delete a node and every edge that touches it."""
     node = get_node(ctx, project, graph_uuid, node_uuid)
     with ctx.store.transaction():
-        ctx.store.delete(Edge, {"graph_uuid": node.graph_uuid, "source_node_uuid": node.uuid})
-        ctx.store.delete(Edge, {"graph_uuid": node.graph_uuid, "target_node_uuid": node.uuid})
+        for end in ("source_node_uuid", "target_node_uuid"):
+            graph_writes.delete_edges(ctx.store, node.graph_uuid, {end: node.uuid})
         ctx.store.delete(Node, {"uuid": node.uuid, "graph_uuid": node.graph_uuid})
         return tasks.completed(ctx, project.uuid, node.graph_uuid, "graph.node.delete")
 

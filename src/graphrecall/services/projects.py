@@ -148,3 +148,18 @@ class RecentKeys:
     def clear(self) -> None:
         with self._lock:
             self._known.clear()
+
+
+def project_keys(store: Store, project: Project) -> list[ApiKey]:
+    """The live (not revoked) keys of ``project``, oldest first."""
+    return store.find(
+        ApiKey, {"project_uuid": project.uuid, "revoked_at": None}, order_by="created_at"
+    )
+
+
+def key_record(store: Store, key: str) -> ApiKey:
+    """The live key record of a secret ``key`` (it was just authenticated)."""
+    found = store.find_api_key(hash_key(key))
+    if found is None:
+        raise Unauthorized("invalid or revoked API key")
+    return found

@@ -13,7 +13,7 @@ import string
 from dataclasses import dataclass
 
 from graphrecall.domain import clock
-from graphrecall.domain.errors import BadRequest, Conflict, Forbidden, Unauthorized
+from graphrecall.domain.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import ApiKey, Project, Space
 from graphrecall.domain.tree_paths import home_of
@@ -116,3 +116,21 @@ def local_caller(store: Store, slug: str) -> Caller:
     if project is None:  # pragma: no cover
         raise BadRequest(f"space {slug!r} has no project", param="space")
     return Caller(project, space, LOCAL_PRINCIPAL, LOCAL_PRINCIPAL)
+
+
+def project_spaces(store: Store, project: Project) -> list[Space]:
+    return store.find(Space, {"project_uuid": project.uuid}, order_by="created_at")
+
+
+def rename_space(store: Store, project: Project, slug: str, name: str) -> Space:
+    """Give a space of ``project`` a new display name (the slug never changes)."""
+    name = name.strip()
+    if not name or len(name) > 200:
+        raise BadRequest("a space name is 1 to 200 characters", param="name")
+    with store.transaction():
+        space = space_by_slug(store, slug)
+        if space is None or space.project_uuid != project.uuid:
+            raise NotFound("space", slug, param="slug")
+        renamed = space.model_copy(update={"name": name})
+        store.update(renamed)
+        return renamed

@@ -8,6 +8,7 @@ from graphrecall.domain.errors import NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.inputs import MessagesAdd, MessageUpdate
 from graphrecall.domain.models import Episode, Page, PageRequest, Project, Task, Thread
+from graphrecall.ingest import graph_writes
 from graphrecall.services import episodes, tasks, users
 from graphrecall.services.context import Context
 
@@ -96,7 +97,7 @@ def add_messages(
         "strict_ontology": bool(body.strict_ontology),
     }
     with ctx.store.transaction():
-        ctx.store.insert(rows)
+        rows = graph_writes.insert_episodes(ctx.store, rows)
         ctx.store.update(thread.model_copy(update={"updated_at": clock.now()}))
         task = tasks.enqueue(ctx, project.uuid, thread.graph_uuid, "thread.add_messages", payload)
     ctx.wake_worker()

@@ -11,7 +11,7 @@ which database is underneath.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
@@ -47,8 +47,9 @@ class Records(ABC):
     def insert(self, records: Sequence[Record]) -> None: ...
 
     @abstractmethod
-    def update(self, record: Record) -> None:
-        """Replace the stored row with the same uuid."""
+    def update(self, record: Record, fields: Collection[str] | None = None) -> None:
+        """Replace the stored row with the same uuid, except its derived fields
+        (``derived_fields``: their writers keep them); with ``fields``, write only those."""
 
     @abstractmethod
     def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None: ...
@@ -231,15 +232,40 @@ class LexicalSearch(ABC):
 
 
 class TaskQueue(ABC):
-    """Durable ingestion tasks, claimed atomically."""
+    """Durable ingestion tasks. Any number of worker processes may share a store: claiming
+    is atomic per backend (SQLite: one BEGIN IMMEDIATE transaction; Postgres: FOR UPDATE
+    SKIP LOCKED), and a claimed task is held under a lease its worker renews; an expired
+    lease is taken over."""
 
     @abstractmethod
-    def claim_task(self) -> Task | None:
-        """Atomically take the oldest pending task and mark it processing."""
+    def claim_run(
+        self,
+        owner: str,
+        *,
+        lease_seconds: float,
+        batchable: frozenset[str],
+        max_tasks: int,
+        max_episodes: int,
+    ) -> list[Task]:
+        """Atomically take the oldest pending task whose graph has no task in progress,
+        and the same graph's next pending tasks of a ``batchable`` type after it (in
+        order, up to ``max_tasks`` tasks and ``max_episodes`` payload episodes); they
+        become ``processing``, leased to ``owner`` for ``lease_seconds``. Tasks whose lease
+        expired are first put back to pending. Empty when nothing can be taken now."""
 
     @abstractmethod
-    def requeue_unfinished(self) -> int:
-        """After a restart: tasks left ``processing`` go back to ``pending``."""
+    def renew_leases(self, owner: str, uuids: Sequence[str], lease_seconds: float) -> list[str]:
+        """Extend ``owner``'s leases on these tasks; returns the uuids it still holds."""
+
+    @abstractmethod
+    def finish_task(self, task: Task, owner: str) -> bool:
+        """Record the end of a task ``owner`` holds (its status, stage, result, error and
+        times) and release the lease; False, writing nothing, if the lease was lost."""
+
+    @abstractmethod
+    def requeue_expired(self) -> int:
+        """Put tasks whose lease expired back to ``pending``; returns how many. (A live
+        worker's tasks are left alone.)"""
 
 
 class Cursors(ABC):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from typing import Any
 
 import httpx
@@ -162,12 +163,31 @@ def test_oversized_body_is_413(server: Server) -> None:
     assert episodes["items"] == []
 
 
-def test_unbuilt_endpoints_answer_501(zep: Zep) -> None:
+def test_unbuilt_endpoints_answer_at_once_without_sdk_retries(server: Server) -> None:
+    # The SDK's default client, which retries 5xx, 408, 409 and 429 with back-off.
+    zep = Zep(api_key=server.api_key, base_url=server.base_url)
     graph = zep.graph.create(name="unbuilt")
+    started = time.monotonic()
     with pytest.raises(ApiError) as info:
         zep.graph.get_instructions(graph.uuid_)
-    assert info.value.status_code == 501
-    assert "not implement" in info.value.body["error"]["message"]
+    assert time.monotonic() - started < 1.0  # one request, no retry back-off
+    assert info.value.status_code == 405
+    message = info.value.body["error"]["message"]
+    assert message == (
+        "GET /graphs/{graph_uuid}/instructions is part of the Zep v4 API,"
+        " not implemented by graphrecall"
+    )
+    answer = raw(server, "PUT", "/users/x/summary-instructions", json={})
+    assert answer.status_code == 405 and answer.json()["error"]["code"] == "not_implemented"
+    assert answer.headers["Allow"] == ""  # graphrecall serves no method on that path
+    answer = raw(server, "GET", "/threads/x/summary")
+    assert answer.status_code != 405  # a built route is untouched
+
+
+def test_an_unbuilt_option_is_a_400_naming_it(zep: Zep) -> None:
+    with pytest.raises(BadRequestError) as info:
+        zep.project.update(hyperedges_enabled=True)
+    assert info.value.body.error.param == "hyperedges_enabled"
 
 
 def test_a_filter_the_endpoint_does_not_take_is_rejected_not_ignored(zep: Zep) -> None:

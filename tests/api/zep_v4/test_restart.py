@@ -52,7 +52,7 @@ def test_unfinished_tasks_resume_after_restart(
     store.update(task.model_copy(update={"status": "processing"}))
     store.close()
 
-    server = make_server(db, api_key="gr_resume_key")
+    server = make_server(db, api_key="gr_resume_key_0123")
     zep = server.client()
     assert wait_for_task(zep, task.uuid) == "succeeded"
     assert zep.graph.episode.get(graph.uuid, episode.uuid).processed is True

@@ -33,7 +33,8 @@ Ordering
     literally.
   * ``iter_all`` yields every record of the scope once, ascending by uuid.
   * ``nodes_named``: names equal ignoring ASCII case, oldest (created_at, uuid) first.
-  * ``claim_task`` takes the pending task with the smallest (created_at, uuid).
+  * ``claim_run`` takes the pending task with the smallest (created_at, uuid) whose graph
+    has none in progress, with its graph's next batchable tasks, under a lease.
   * ``text_search``: best score first, ties by uuid ascending.
   * ``vector_search``: highest cosine first, ties by uuid ascending.
   * ``episodes_of``: newest episode uuid first (uuids are UUIDv7, so by uuid descending).
@@ -75,8 +76,9 @@ Cursors, settings, keys, tasks
   * ``load_cursor`` returns what ``save_cursor`` stored until it expires, then None.
   * ``setting`` stores its default on the first read and returns the stored value after.
   * ``find_api_key`` ignores revoked keys.
-  * ``claim_task`` marks the task processing with ``started_at``; ``requeue_unfinished``
-    puts every processing task back to pending and returns how many.
+  * ``claim_run`` marks the tasks processing under a lease; ``requeue_expired``
+    puts tasks whose lease expired back to pending and returns how many (a live
+    lease is left alone); only the holder of a lease renews it or finishes its task.
   * Maintenance (``compact_text_indexes``, ``refresh_text_indexes``) never changes what
     a search returns; the ``*_status`` methods return non-negative counts (``ready``,
     ``building``, more where a backend keeps them; empty where it keeps no such copy).

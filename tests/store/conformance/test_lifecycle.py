@@ -4,15 +4,16 @@ maintenance."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
-from graphrecall.domain import scopes
+from graphrecall.domain import clock, scopes
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import ApiKey, Edge, Node, Project, Task
 from graphrecall.retrieval import engine
 from graphrecall.store import Store, open_store
-from tests.store.conformance.records import at, edge, node, task, unit
+from tests.store.conformance.records import at, edge, node, unit
 
 
 def test_committed_writes_outlive_the_store(store_url: str) -> None:
@@ -142,26 +143,77 @@ def test_api_keys_are_found_by_hash_unless_revoked(store: Store) -> None:
     assert store.find_api_key("h1") is None
 
 
-def test_tasks_are_claimed_oldest_first_and_requeued(store: Store) -> None:
-    project = new_id()
-    late = task(project, t=5)
-    tied = sorted([task(project, t=2), task(project, t=2)], key=lambda x: x.uuid)
-    done = task(project, t=0, status="succeeded")
-    running = task(project, t=1, status="processing")
-    store.insert([late, tied[1], done, running, tied[0]])
-    claimed: list[Task] = []
-    while (next_task := store.claim_task()) is not None:
-        claimed.append(next_task)
-    assert [t.uuid for t in claimed] == [tied[0].uuid, tied[1].uuid, late.uuid]
-    for got in claimed:
-        assert got.status == "processing" and got.started_at is not None
-        assert store.get(Task, got.uuid) == got
-    assert store.requeue_unfinished() == 4  # the three claimed and the one left running
-    assert store.get(Task, done.uuid) == done
-    again = store.claim_task()
-    assert again is not None and again.uuid == running.uuid  # the oldest pending now
-    assert store.requeue_unfinished() == 1
-    assert store.requeue_unfinished() == 0
+def _queue(store: Store, count: int, graph: str | None = None) -> list[Task]:
+    stamp = clock.now()
+    tasks = [
+        Task(
+            uuid=new_id(),
+            project_uuid="p",
+            graph_uuid=graph or new_id(),
+            type="graph.add",
+            payload={"episodes": [new_id()]},
+            created_at=clock.now(),
+            updated_at=stamp,
+        )
+        for _ in range(count)
+    ]
+    store.insert(tasks)
+    return tasks
+
+
+def _claim(store: Store, owner: str, lease: float = 60.0, max_tasks: int = 16) -> list[Task]:
+    return store.claim_run(
+        owner,
+        lease_seconds=lease,
+        batchable=frozenset({"graph.add"}),
+        max_tasks=max_tasks,
+        max_episodes=256,
+    )
+
+
+def test_task_queue_claims_oldest_under_a_lease(store: Store) -> None:
+    """Tasks are claimed in (created_at, uuid) order, one run per graph at a time, each
+    under a lease its owner renews."""
+    tasks = _queue(store, 2)
+    (claimed,) = _claim(store, "a")
+    assert claimed.uuid == tasks[0].uuid and claimed.status == "processing"
+    (other,) = _claim(store, "b")
+    assert other.uuid == tasks[1].uuid
+    assert _claim(store, "c") == []
+    # Live leases are left alone: a restarting worker does not take a running one's tasks.
+    assert store.requeue_expired() == 0
+    assert store.renew_leases("a", [claimed.uuid, other.uuid], 60.0) == [claimed.uuid]
+
+
+def test_a_graph_run_is_claimed_whole_and_in_order(store: Store) -> None:
+    graph = new_id()
+    tasks = _queue(store, 3, graph)
+    run = _claim(store, "a", max_tasks=2)
+    assert [t.uuid for t in run] == [t.uuid for t in tasks[:2]]
+    assert _claim(store, "b") == []  # the graph's next task waits for this run
+
+
+def test_an_expired_lease_is_taken_over_and_only_its_holder_finishes(store: Store) -> None:
+    (task,) = _queue(store, 1)
+    (held,) = _claim(store, "dead", lease=0.0)
+    time.sleep(0.01)
+    (taken,) = _claim(store, "alive")
+    assert taken.uuid == task.uuid
+    assert store.renew_leases("dead", [task.uuid], 60.0) == []
+    done = taken.model_copy(update={"status": "succeeded", "completed_at": clock.now()})
+    assert not store.finish_task(held.model_copy(update={"status": "failed"}), "dead")
+    assert store.finish_task(done, "alive")
+    stored = store.get(Task, task.uuid, {"project_uuid": "p"})
+    assert stored is not None and stored.status == "succeeded"
+    assert not store.finish_task(done, "alive")  # finished once
+
+
+def test_requeue_expired_returns_dead_workers_tasks(store: Store) -> None:
+    _queue(store, 1)
+    _claim(store, "dead", lease=0.0)
+    time.sleep(0.01)
+    assert store.requeue_expired() == 1
+    assert [t.status for t in store.find(Task, {})] == ["pending"]
 
 
 def test_maintenance_never_changes_what_a_search_returns(store: Store) -> None:

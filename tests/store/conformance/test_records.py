@@ -389,3 +389,19 @@ def test_delete_many(store: Store) -> None:
     store.insert(nodes)
     assert store.delete(Node, {"graph_uuid": g}) == 1203
     assert store.count(Node, {"graph_uuid": g}) == 0
+
+
+def test_an_update_leaves_derived_fields_unless_asked(store: Store) -> None:
+    """What a record is searched or sorted by (``Record.derived_fields``) is written by its
+    own writers: an ordinary update of a stale copy never writes it back."""
+    g = new_id()
+    a = node(g, "a").model_copy(update={"degree": 3})
+    store.insert([a])
+    store.update(a.model_copy(update={"degree": 0, "summary": "new"}))  # a stale copy
+    stored = store.get(Node, a.uuid, {"graph_uuid": g})
+    assert stored is not None and (stored.degree, stored.summary) == (3, "new")
+    store.update(a.model_copy(update={"degree": 5, "name": "ignored"}), fields=("degree",))
+    stored = store.get(Node, a.uuid, {"graph_uuid": g})
+    assert stored is not None and (stored.degree, stored.name, stored.summary) == (5, "a", "new")
+    with pytest.raises(ValueError, match="no field 'nope'"):
+        store.update(a, fields=("nope",))

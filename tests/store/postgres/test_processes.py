@@ -27,8 +27,10 @@ gate = pathlib.Path(sys.argv[2])
 while not gate.exists():  # start together
     time.sleep(0.01)
 claimed = []
-while (task := store.claim_task()) is not None:
-    claimed.append(task.uuid)
+while run := store.claim_run(
+    "p", lease_seconds=60, batchable=frozenset(), max_tasks=1, max_episodes=1
+):
+    claimed.extend(task.uuid for task in run)
 store.close()
 print(json.dumps(claimed))
 """
@@ -85,6 +87,7 @@ def test_processes_claim_every_task_exactly_once(
         Task(
             uuid=new_id(),
             project_uuid=project,
+            graph_uuid=new_id(),  # a graph's tasks are claimed one run at a time
             type="ingest",
             payload={"i": i},
             created_at=at(i),
@@ -98,4 +101,7 @@ def test_processes_claim_every_task_exactly_once(
     claimed = [uuid for out in outputs for uuid in out]
     assert sorted(claimed) == sorted(t.uuid for t in tasks)  # none twice, none left
     assert store.count(Task, {"project_uuid": project, "status": "processing"}) == 300
-    assert store.claim_task() is None
+    assert (
+        store.claim_run("q", lease_seconds=60, batchable=frozenset(), max_tasks=1, max_episodes=1)
+        == []
+    )

@@ -7,6 +7,7 @@ from datetime import timedelta
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode
+from graphrecall.ingest.graph_writes import insert_episodes
 from graphrecall.store import Store
 
 
@@ -53,5 +54,5 @@ def messages(
         )
         for i, text in enumerate(texts)
     ]
-    store.insert(records)
+    insert_episodes(store, records)  # with their neighbours' search texts
     return [r.uuid for r in records]

@@ -1,6 +1,7 @@
-"""A node's degree, kept in a column by triggers (migration 11): it must always equal the
-live (unexpired) edges of the node's graph touching it, each end counted, whatever the
-edges go through, and listing by degree must read it in order, page after page."""
+"""A node's degree, a column kept by the writers of edges and nodes (ingest/graph_writes.py;
+by triggers until migration 16): it must always equal the live (unexpired) edges of the
+node's graph touching it, each end counted, whatever the edges go through, and listing by
+degree must read it in order, page after page."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from zep_cloud import EdgeInput, EdgeNodeRef, NodeInput, Zep
 
 from graphrecall.domain.models import Edge, Node, PageRequest
+from graphrecall.ingest.graph_writes import delete_edges, insert_edges, insert_nodes, update_edge
 from graphrecall.store import open_store
 from graphrecall.store.sqlite.migrations import MIGRATIONS, migrate
 from graphrecall.store.sqlite.store import SQLiteStore
@@ -84,17 +86,17 @@ def _check(store: SQLiteStore) -> None:
 def test_each_edge_change_moves_the_degree_of_its_ends(store: SQLiteStore) -> None:
     def change(edge: Edge, **fields: object) -> Edge:
         changed = edge.model_copy(update=fields)
-        store.update(changed)
+        update_edge(store, changed)
         return changed
 
     def degrees(graph: str, *uuids: str) -> list[int]:
         found = store.node_degrees(graph, uuids)
         return [found[u] for u in uuids]
 
-    store.insert([_node(f"n{i}") for i in range(4)] + [_node("x", OTHER)])
+    insert_nodes(store, [_node(f"n{i}") for i in range(4)] + [_node("x", OTHER)])
     e1 = _edge("e1", "n0", "n1")
     e2 = _edge("e2", "n0", "n2", expired=True)
-    store.insert([e1, e2])
+    insert_edges(store, [e1, e2])
     assert degrees(GRAPH, "n0", "n1", "n2") == [1, 1, 0]
     e2 = change(e2, expired_at=None)  # brought back
     assert degrees(GRAPH, "n0", "n1", "n2") == [2, 1, 1]
@@ -113,25 +115,25 @@ def test_each_edge_change_moves_the_degree_of_its_ends(store: SQLiteStore) -> No
     e2 = change(e2, expired_at=None)
     assert degrees(OTHER, "x") == [1]
     _check(store)
-    store.delete(Edge, {"uuid": "e2"})
-    store.delete(Edge, {"uuid": "e1"})  # an expired edge: nothing to take back
+    delete_edges(store, OTHER, {"uuid": "e2"})
+    delete_edges(store, GRAPH, {"uuid": "e1"})  # an expired edge: nothing to take back
     assert degrees(OTHER, "x") == [0] and degrees(GRAPH, "n0", "n1") == [0, 0]
     _check(store)
 
 
 def test_self_loop_counts_both_ends(store: SQLiteStore) -> None:
-    store.insert([_node("a"), _node("b")])
-    store.insert([_edge("loop", "a", "a"), _edge("ab", "a", "b")])
+    insert_nodes(store, [_node("a"), _node("b")])
+    insert_edges(store, [_edge("loop", "a", "a"), _edge("ab", "a", "b")])
     assert store.node_degrees(GRAPH, ["a", "b"]) == {"a": 3, "b": 1}
-    store.delete(Edge, {"uuid": "loop"})
+    delete_edges(store, GRAPH, {"uuid": "loop"})
     assert store.node_degrees(GRAPH, ["a", "b"]) == {"a": 1, "b": 1}
 
 
 def test_node_inserted_after_its_edges_counts_them(store: SQLiteStore) -> None:
-    store.insert([_edge("e1", "late", "late"), _edge("e2", "early", "late")])
-    store.insert([_edge("e3", "late", "early", expired=True)])
-    store.insert([_edge("e4", "late", "early", graph=OTHER)])  # another graph's: not counted
-    store.insert([_node("early"), _node("late"), _node("lone")])
+    insert_edges(store, [_edge("e1", "late", "late"), _edge("e2", "early", "late")])
+    insert_edges(store, [_edge("e3", "late", "early", expired=True)])
+    insert_edges(store, [_edge("e4", "late", "early", graph=OTHER)])  # another graph's
+    insert_nodes(store, [_node("early"), _node("late"), _node("lone")])
     assert store.node_degrees(GRAPH, ["early", "late", "lone"]) == {
         "early": 1,
         "late": 3,
@@ -141,28 +143,28 @@ def test_node_inserted_after_its_edges_counts_them(store: SQLiteStore) -> None:
 
 def test_updating_a_node_keeps_its_degree(store: SQLiteStore) -> None:
     a, b = _node("a"), _node("b")
-    store.insert([a, b, _edge("e1", "a", "b"), _edge("e2", "b", "a")])
+    insert_nodes(store, [a, b])
+    insert_edges(store, [_edge("e1", "a", "b"), _edge("e2", "b", "a")])
+    # A copy read before the edges were written does not write its stale degree back.
     store.update(a.model_copy(update={"summary": "rewritten", "name": "A"}))
     assert store.node_degrees(GRAPH, ["a"]) == {"a": 2}
-    store.update(a.model_copy(update={"graph_uuid": OTHER}))  # its edges stay behind
-    assert store.node_degrees(OTHER, ["a"]) == {"a": 0}
-    store.update(a)
-    assert store.node_degrees(GRAPH, ["a"]) == {"a": 2}
+    stored = store.get(Node, "a")
+    assert stored is not None and stored.degree == 2 and stored.name == "A"
     _check(store)
 
 
 def test_random_changes_agree_with_counting(store: SQLiteStore) -> None:
     rng = random.Random(11)
     nodes = [f"n{i}" for i in range(12)]
-    store.insert([_node(n) for n in nodes[:8]])  # the rest arrive after edges name them
+    insert_nodes(store, [_node(n) for n in nodes[:8]])  # the rest arrive after edges name them
     edges: dict[str, Edge] = {}
     for step in range(400):
         op = rng.random()
         if step == 150:
-            store.insert([_node(n) for n in nodes[8:]])
+            insert_nodes(store, [_node(n) for n in nodes[8:]])
         if op < 0.4 or not edges:
             e = _edge(f"e{step}", rng.choice(nodes), rng.choice(nodes), expired=rng.random() < 0.2)
-            store.insert([e])
+            insert_edges(store, [e])
             edges[e.uuid] = e
             continue
         e = edges[rng.choice(sorted(edges))]
@@ -174,10 +176,10 @@ def test_random_changes_agree_with_counting(store: SQLiteStore) -> None:
         elif op < 0.85:
             e = e.model_copy(update={"fact": f"restated {step}"})
         else:
-            store.delete(Edge, {"uuid": e.uuid})
+            delete_edges(store, GRAPH, {"uuid": e.uuid})
             del edges[e.uuid]
             continue
-        store.update(e)
+        update_edge(store, e)
         edges[e.uuid] = e
     _check(store)
     degrees = store.node_degrees(GRAPH, nodes)
@@ -190,11 +192,12 @@ def test_listing_by_degree_pages_through_every_node_in_order(
 ) -> None:
     rng = random.Random(5)
     nodes = [f"n{i:02d}" for i in range(30)]
-    store.insert([_node(n) for n in nodes] + [_node("other", OTHER)])
+    insert_nodes(store, [_node(n) for n in nodes] + [_node("other", OTHER)])
     hubs = nodes[:6]
-    store.insert(
+    insert_edges(
+        store,
         [_edge(f"e{i}", rng.choice(hubs), rng.choice(nodes)) for i in range(60)]
-        + [_edge("loop", "n29", "n29")]
+        + [_edge("loop", "n29", "n29")],
     )
     seen: list[Node] = []
     cursor = None
@@ -281,7 +284,7 @@ def test_migration_counts_the_degrees_of_existing_nodes(tmp_path: Path) -> None:
     conn.close()
     s = open_store(path)
     try:
-        s.update(_edge("e3", "b", "c"))  # brought back
+        update_edge(s, _edge("e3", "b", "c"))  # brought back
         assert s.node_degrees(GRAPH, ["a", "b", "c"]) == {"a": 3, "b": 2, "c": 1}
         page = s.list_page(Node, {"graph_uuid": GRAPH}, PageRequest(order_by="degree"))
         assert [n.uuid for n in page.items] == ["a", "b", "c"]

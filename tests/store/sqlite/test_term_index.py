@@ -17,6 +17,7 @@ from graphrecall.domain import predicates as p
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode
 from graphrecall.ingest.context import IngestContext
+from graphrecall.ingest.graph_writes import delete_episodes
 from graphrecall.ingest.worker import Worker
 from graphrecall.store import Store
 from graphrecall.store.lexical import plan as fulltext
@@ -207,7 +208,7 @@ def test_a_messages_neighbours_reindexed_by_its_triggers_are_caught_up_with(
     # the message is the reply of the one before it and the context of the two after it
     indexed, plain = both(store, Episode, ["zanzibar"], 10)
     assert indexed == plain and len(indexed) >= 2 and between in {u for u, _ in indexed}
-    store.delete(Episode, {"graph_uuid": GRAPH, "uuid": [between, ids[30]]})
+    delete_episodes(store, GRAPH, [between, ids[30]])
     indexed, plain = both(store, Episode, ["zanzibar", "tennis", "avery"], 100)
     assert indexed == plain and not {between, ids[30]} & {u for u, _ in indexed}
     assert not both(store, Episode, ["zanzibar"], 10)[0]

@@ -1,5 +1,5 @@
-"""The Memory Engine face: JSON-RPC at ``/api/v1/memory/rpc``, ``/api/v1/version``, and
-the MCP tools over streamable HTTP at ``/mcp``."""
+"""The Memory Engine face: JSON-RPC at ``/api/v1/memory/rpc`` and ``/api/v1/user/rpc``
+(the account), ``/api/v1/version``, and the MCP tools over streamable HTTP at ``/mcp``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import FastAPI
 from starlette.routing import Route
 
-from graphrecall.api.memory_engine import rpc
+from graphrecall.api.memory_engine import account, rpc
 
 
 def install(app: FastAPI, host: str) -> None:
@@ -18,6 +18,7 @@ def install(app: FastAPI, host: str) -> None:
     from graphrecall.api import mcp
 
     app.include_router(rpc.router)
+    app.include_router(account.router)
     server = mcp.build(mcp.http_access)
     # Stateless JSON responses: any process of a deployment can answer any request.
     server.streamable_http_app(

@@ -18,7 +18,7 @@ from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Memory
 from graphrecall.domain.tree_paths import to_display, to_display_named
 from graphrecall.retrieval.memory_filters import TemporalFilter
-from graphrecall.services import memories, memory_search
+from graphrecall.services import memories, memory_search, projects
 from graphrecall.services.context import Context
 from graphrecall.services.memories import MemoryInput, Temporal
 from graphrecall.services.spaces import Caller
@@ -225,6 +225,15 @@ def access_effective(ctx: Context, caller: Caller, p: P.AccessEffective) -> Any:
     }
 
 
+def list_members(ctx: Context, caller: Caller, p: P.ListMembers) -> Any:
+    """The space's members are the live API keys of its project, each a service-account
+    principal ("s"): there are no user accounts here."""
+    if p.kind == "u":
+        return {"members": []}
+    keys = projects.project_keys(ctx.store, caller.project)
+    return {"members": [{"id": k.uuid, "name": k.name or k.prefix, "kind": "s"} for k in keys]}
+
+
 METHODS: dict[str, Method] = {
     "memory.create": Method(P.Create, create),
     "memory.batchCreate": Method(P.BatchCreate, batch_create),
@@ -244,4 +253,5 @@ METHODS: dict[str, Method] = {
     "memory.history": Method(P.History, history),
     "memory.revert": Method(P.Revert, revert),
     "access.effective": Method(P.AccessEffective, access_effective),
+    "space.listMembers": Method(P.ListMembers, list_members),
 }

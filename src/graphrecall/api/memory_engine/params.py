@@ -217,3 +217,7 @@ class Empty(Params):
 
 class AccessEffective(Params):
     principalId: str | None = None
+
+
+class ListMembers(Params):
+    kind: Literal["u", "s"] | None = None

@@ -15,16 +15,18 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from graphrecall import __version__
 from graphrecall.api.deps import api_key_from, get_ctx
 from graphrecall.api.memory_engine.methods import METHODS
+from graphrecall.api.memory_engine.unsupported import UNSUPPORTED
 from graphrecall.domain.errors import (
     BadRequest,
     Conflict,
@@ -81,19 +83,36 @@ def call(ctx: Context, caller: Caller, method: str, params: Any) -> Any:
     """Run one method for ``caller``; raises :class:`RpcError` (also used by MCP)."""
     spec = METHODS.get(method)
     if spec is None:
-        raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
-    try:
-        parsed = spec.params.model_validate({} if params is None else params)
-    except ValidationError as exc:
-        raise RpcError(INVALID_PARAMS, *_invalid_params(exc)) from None
+        raise not_found(method)
+    parsed = parse_params(spec.params, params)
     try:
         return spec.handler(ctx, caller, parsed)
     except GraphRecallError as exc:
-        code = next((c for kind, c in _APP_CODES if isinstance(exc, kind)), "INTERNAL_ERROR")
-        data: dict[str, Any] = {"code": code}
-        if exc.param:
-            data["param"] = exc.param
-        raise RpcError(APPLICATION_ERROR, exc.message, data) from None
+        raise app_error(exc) from None
+
+
+def not_found(method: str) -> RpcError:
+    """-32601 for a method this server lacks; one of Memory Engine's that has no meaning
+    here says so, rather than looking like a typo."""
+    reason = UNSUPPORTED.get(method)
+    if reason is None:
+        return RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+    return RpcError(METHOD_NOT_FOUND, f"{method} is not supported by graphrecall: {reason}")
+
+
+def parse_params(model: type[BaseModel], params: Any) -> Any:
+    try:
+        return model.model_validate({} if params is None else params)
+    except ValidationError as exc:
+        raise RpcError(INVALID_PARAMS, *_invalid_params(exc)) from None
+
+
+def app_error(exc: GraphRecallError) -> RpcError:
+    code = next((c for kind, c in _APP_CODES if isinstance(exc, kind)), "INTERNAL_ERROR")
+    data: dict[str, Any] = {"code": code}
+    if exc.param:
+        data["param"] = exc.param
+    return RpcError(APPLICATION_ERROR, exc.message, data)
 
 
 def _invalid_params(exc: ValidationError) -> tuple[str, dict[str, Any]]:
@@ -111,7 +130,7 @@ def _is_tag(part: int | str) -> bool:
     )
 
 
-def _http_error(status: int, code: str, message: str) -> JSONResponse:
+def http_error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"message": message, "code": code}}, status_code=status)
 
 
@@ -146,17 +165,17 @@ def version(clientVersion: str | None = None) -> dict[str, Any]:
 async def memory_rpc(request: Request) -> JSONResponse:
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        return _too_large()
+        return too_large()
     raw = await request.body()
     if len(raw) > MAX_BODY_BYTES:
-        return _too_large()
+        return too_large()
     ctx = get_ctx(request)
     key = api_key_from(request.headers.get("authorization"))
     if not key:
-        return _http_error(401, "UNAUTHORIZED", "Authentication required (Authorization header)")
+        return http_error(401, "UNAUTHORIZED", "Authentication required (Authorization header)")
     slug = request.headers.get(SPACE_HEADER)
     if not slug:
-        return _http_error(400, "MISSING_SPACE", "Missing X-Me-Space header")
+        return http_error(400, "MISSING_SPACE", "Missing X-Me-Space header")
     client = request.headers.get(CLIENT_VERSION_HEADER)
     # The key is checked and the call answered in one trip through the thread pool.
     return await run_in_threadpool(_serve, ctx, key, slug, client, raw)
@@ -167,7 +186,7 @@ def _serve(ctx: Context, key: str, slug: str, client: str | None, raw: bytes) ->
         caller = spaces.authenticate(ctx.store, key, slug)
     except GraphRecallError as exc:
         code = "FORBIDDEN" if isinstance(exc, Forbidden) else "UNAUTHORIZED"
-        return _http_error(exc.status, code, exc.message)
+        return http_error(exc.status, code, exc.message)
     if _too_old(client):
         message = (
             f"Client version {client} is below the minimum supported version"
@@ -179,13 +198,19 @@ def _serve(ctx: Context, key: str, slug: str, client: str | None, raw: bytes) ->
     return JSONResponse(_respond(ctx, caller, raw))
 
 
-def _too_large() -> JSONResponse:
-    return _http_error(
+def too_large() -> JSONResponse:
+    return http_error(
         413, "PAYLOAD_TOO_LARGE", f"Request body too large. Maximum size is {MAX_BODY_BYTES} bytes."
     )
 
 
 def _respond(ctx: Context, caller: Caller, raw: bytes) -> dict[str, Any]:
+    return respond(raw, lambda method, params: call(ctx, caller, method, params))
+
+
+def respond(raw: bytes, dispatch: Callable[[str, Any], Any]) -> dict[str, Any]:
+    """One JSON-RPC request body -> its response body; ``dispatch(method, params)``
+    raises :class:`RpcError` for an error answer."""
     try:
         body = json.loads(raw)
     except ValueError:
@@ -195,11 +220,11 @@ def _respond(ctx: Context, caller: Caller, raw: bytes) -> dict[str, Any]:
         return _error(None, RpcError(INVALID_REQUEST, f"Invalid request: {problem}"))
     request_id = body["id"]
     try:
-        result = call(ctx, caller, body["method"], body.get("params"))
+        result = dispatch(body["method"], body.get("params"))
     except RpcError as exc:
         return _error(request_id, exc)
     except Exception:
-        log.exception("memory rpc %s failed", body["method"])
+        log.exception("rpc %s failed", body["method"])
         return _error(request_id, RpcError(INTERNAL_ERROR, "Internal error"))
     return {"jsonrpc": "2.0", "result": result, "id": request_id}
 

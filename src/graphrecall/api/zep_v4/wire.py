@@ -14,6 +14,15 @@ from graphrecall.domain import models as m
 class Wire(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    @property
+    def uuid_(self) -> str:
+        """``uuid`` under the name the zep-cloud SDK's models give it (its generator
+        renames ``uuid``), so code written against the SDK reads library results too."""
+        try:
+            return str(self.__dict__["uuid"])
+        except KeyError:
+            raise AttributeError("uuid_") from None
+
 
 class ErrorBody(Wire):
     code: str
@@ -316,7 +325,9 @@ def message(e: m.Episode) -> MessageWire:
 def episode(
     e: m.Episode, g: m.Graph, score: float | None = None, relevance: float | None = None
 ) -> EpisodeWire:
-    return EpisodeWire(**e.model_dump(), user_uuid=g.user_uuid, score=score, relevance=relevance)
+    # What the episode is searched by is the index's, not the API's.
+    fields = e.model_dump(exclude=set(m.Episode.derived_fields))
+    return EpisodeWire(**fields, user_uuid=g.user_uuid, score=score, relevance=relevance)
 
 
 def observation(

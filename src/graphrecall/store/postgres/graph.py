@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphrecall.domain.models import Edge, Node, Record
+from graphrecall.domain.models import Node, Record
 from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
-from graphrecall.store.postgres.derived import Derived
 
 
 class Graphs:
@@ -46,26 +45,20 @@ class Graphs:
         return Adjacency.from_edges((r["s"], r["o"]) for r in rows)
 
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
+        """The stored degrees (ingest/degree.py keeps them); a node of another graph: 0."""
         degrees = dict.fromkeys(node_uuids, 0)
-        if not node_uuids:
-            return degrees
-        rows = self.db.query(
-            "SELECT n, count(*) AS d FROM (SELECT source_node_uuid AS n FROM edges"
-            " WHERE graph_uuid = %s AND expired_at IS NULL AND source_node_uuid = ANY(%s)"
-            " UNION ALL SELECT target_node_uuid FROM edges"
-            " WHERE graph_uuid = %s AND expired_at IS NULL AND target_node_uuid = ANY(%s)) x"
-            " GROUP BY n",
-            [graph_uuid, list(node_uuids), graph_uuid, list(node_uuids)],
-        )
-        for r in rows:
-            degrees[r["n"]] = int(r["d"])
+        if node_uuids:
+            for r in self.db.query(
+                "SELECT uuid, degree FROM nodes WHERE graph_uuid = %s AND uuid = ANY(%s)",
+                [graph_uuid, list(node_uuids)],
+            ):
+                degrees[r["uuid"]] = int(r["degree"])
         return degrees
 
 
 class Links:
-    def __init__(self, db: Database, derived: Derived) -> None:
+    def __init__(self, db: Database) -> None:
         self.db = db
-        self._derived = derived  # an episode is also searched by its linked facts
 
     def link_episodes(
         self, kind: type[Record], graph_uuid: str, uuid: str, episode_uuids: Sequence[str]
@@ -76,8 +69,6 @@ class Links:
                 " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
                 [(rowmap.table(kind), graph_uuid, uuid, ep) for ep in sorted(set(episode_uuids))],
             )
-            if kind is Edge:
-                self._derived.refresh(episode_uuids)
 
     def episodes_of(
         self,

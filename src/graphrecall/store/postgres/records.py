@@ -2,45 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, get_args
 
 from psycopg.types.json import Jsonb
 
 from graphrecall.domain.errors import BadRequest
-from graphrecall.domain.models import ApiKey, Edge, Episode, Node, Page, PageRequest, Record
+from graphrecall.domain.models import ApiKey, Episode, Page, PageRequest, Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import SCOPE_OF
 from graphrecall.store import keyset as keysets
 from graphrecall.store.base import R, Scope
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
-from graphrecall.store.postgres.derived import Derived
 from graphrecall.store.postgres.tokens import Tokenizer
-
-# A node's degree: its live edges, a self-loop twice (computed, not stored).
-DEGREE = (
-    "((SELECT count(*) FROM edges e WHERE e.graph_uuid = t.graph_uuid"
-    " AND e.source_node_uuid = t.uuid AND e.expired_at IS NULL)"
-    " + (SELECT count(*) FROM edges e WHERE e.graph_uuid = t.graph_uuid"
-    " AND e.target_node_uuid = t.uuid AND e.expired_at IS NULL))"
-)
-COLUMN_SORTS: dict[type[Record], dict[str, str]] = {Node: {"degree": DEGREE}}
 
 
 class Records:
-    def __init__(self, db: Database, tokenizer: Tokenizer, derived: Derived) -> None:
+    def __init__(self, db: Database, tokenizer: Tokenizer) -> None:
         self.db = db
         self._tokenizer = tokenizer
-        self._derived = derived
 
     def _rows(self, records: Sequence[Record]) -> list[dict[str, Any]]:
         """Rows with their lexical columns (kinds with a lexical index)."""
         rows = [rowmap.to_row(r) for r in records]
         by_kind: dict[type[Record], list[int]] = {}
         for at, record in enumerate(records):
-            # An episode's lexical columns include derived text: ``Derived.refresh``.
-            if type(record) in SCOPE_OF and type(record) is not Episode:
+            if type(record) in SCOPE_OF:
                 by_kind.setdefault(type(record), []).append(at)
         for kind, ats in by_kind.items():
             fields = [f.name for f in SCOPE_OF[kind].text_fields]
@@ -60,33 +48,42 @@ class Records:
                 batches.setdefault(sql, []).append(row)
             for sql, rows in batches.items():
                 self.db.executemany(sql, [list(row.values()) for row in rows])
-            episodes = [r for r in records if isinstance(r, Episode)]
-            touched = {e.uuid for e in episodes}
-            touched |= self._derived.neighbours((e.thread_uuid, e.created_at) for e in episodes)
-            touched |= self._derived.of_edges([r.uuid for r in records if isinstance(r, Edge)])
-            self._derived.refresh(touched)
 
-    def update(self, record: Record) -> None:
-        row = self._rows([record])[0]
-        uuid = row.pop("uuid")
-        assignments = ",".join(
-            f"{col} = array_to_tsvector(%s::text[])" if col == "lex_tsv" else f"{col} = %s"
-            for col in row
+    def update(self, record: Record, fields: Collection[str] | None = None) -> None:
+        """Write the record's fields but its derived ones (or just ``fields``); the
+        lexical columns are tokenised from the row as it will stand."""
+        kind = type(record)
+        table = rowmap.table(kind)
+        names = (
+            [f for f in fields if f != "uuid"]
+            if fields is not None
+            else [f for f in kind.model_fields if f != "uuid" and f not in kind.derived_fields]
         )
-        table = rowmap.table(type(record))
+        for name in names:
+            rowmap.field(kind, name)
         with self.db.transaction():
-            before = self.db.query(f"SELECT * FROM {table} WHERE uuid = %s", [uuid])
-            self.db.execute(
-                f"UPDATE {table} SET {assignments} WHERE uuid = %s", [*row.values(), uuid]
+            if kind in SCOPE_OF:
+                stored = self.db.query(f"SELECT * FROM {table} t WHERE t.uuid = %s", [record.uuid])
+                if not stored:
+                    return
+                merged = rowmap.from_row(kind, stored[0]).model_copy(
+                    update={n: getattr(record, n) for n in names}
+                )
+                row = self._rows([merged])[0]
+                keep = {*names, "lex_len", "lex_tf", "lex_tsv"}
+            else:
+                row = rowmap.to_row(record)
+                keep = set(names)
+            row = {k: v for k, v in row.items() if k in keep}
+            if not row:
+                return
+            assignments = ",".join(
+                f"{col} = array_to_tsvector(%s::text[])" if col == "lex_tsv" else f"{col} = %s"
+                for col in row
             )
-            if before and isinstance(record, Episode):
-                old = before[0]
-                touched = {uuid}
-                if (old["content"], old["role_name"]) != (record.content, record.role_name):
-                    touched |= self._derived.neighbours([(record.thread_uuid, record.created_at)])
-                self._derived.refresh(touched)
-            elif before and isinstance(record, Edge) and before[0]["fact"] != record.fact:
-                self._derived.refresh(self._derived.of_edges([uuid]))
+            self.db.execute(
+                f"UPDATE {table} SET {assignments} WHERE uuid = %s", [*row.values(), record.uuid]
+            )
 
     def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None:
         where, params = rowmap.where(kind, {**(scope or {}), "uuid": uuid})
@@ -145,11 +142,8 @@ class Records:
         where, params = rowmap.where(kind, scope)
         table = rowmap.table(kind)
         with self.db.transaction():
-            gone = self.db.query(f"DELETE FROM {table} t WHERE {where} RETURNING t.*", params)
+            gone = self.db.query(f"DELETE FROM {table} t WHERE {where} RETURNING t.uuid", params)
             uuids = [r["uuid"] for r in gone]
-            touched: set[str] = set()
-            if kind is Edge:
-                touched = self._derived.of_edges(uuids)
             if uuids:
                 self.db.execute(
                     "DELETE FROM embeddings WHERE kind = %s AND uuid = ANY(%s)", [table, uuids]
@@ -159,9 +153,6 @@ class Records:
                 )
                 if kind is Episode:
                     self.db.execute("DELETE FROM links WHERE episode_uuid = ANY(%s)", [uuids])
-                    places = [(r["thread_uuid"], r["created_at"]) for r in gone]
-                    touched = self._derived.neighbours(places)
-            self._derived.refresh(touched)
         return len(uuids)
 
     def list_page(
@@ -174,10 +165,7 @@ class Records:
         search_fields: Sequence[str] = (),
         where: Predicate | None = None,
     ) -> Page[R]:
-        computed = COLUMN_SORTS.get(kind, {})
-        if page.order_by in computed:
-            sort_expr = computed[page.order_by]
-        elif page.order_by in kind.model_fields:
+        if page.order_by in kind.model_fields:
             nullable = type(None) in get_args(kind.model_fields[page.order_by].annotation)
             column = f"t.{page.order_by}"
             # A NULL key sorts as "" (ties with it), as on SQLite.

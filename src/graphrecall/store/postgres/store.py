@@ -7,7 +7,7 @@ connection pool):
 - ``graph.py``: nodes by name, adjacency, degrees, and provenance links;
 - ``vectors.py``: embeddings (pgvector) and the vector leg;
 - ``text_search.py``: the lexical leg (``tokens.py``: FTS5's tokenizer; shared BM25);
-- here: search cursors and the task queue (``FOR UPDATE SKIP LOCKED``).
+- ``queue.py``: the task queue (leases; ``FOR UPDATE SKIP LOCKED``); here: cursors.
 
 ``postgresql://user@host:port/db`` opens it; ``?schema=NAME`` keeps its tables in a
 schema of their own. Migrations (``migrations.py``) run on open under an advisory lock.
@@ -15,7 +15,8 @@ schema of their own. Migrations (``migrations.py``) run on open under an advisor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Collection, Sequence
 from contextlib import AbstractContextManager
 from datetime import timedelta
 from typing import Any
@@ -26,9 +27,8 @@ from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import STANDARD_BM25, Bm25
 from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.base import R, Scope, Store, Vector
-from graphrecall.store.postgres import rows as rowmap
+from graphrecall.store.postgres import queue as task_queue
 from graphrecall.store.postgres.connection import Database
-from graphrecall.store.postgres.derived import Derived
 from graphrecall.store.postgres.graph import Graphs, Links
 from graphrecall.store.postgres.migrations import migrate
 from graphrecall.store.postgres.records import Records
@@ -49,9 +49,8 @@ class PostgresStore(Store):
             raise
         self._tokenizer = Tokenizer()
         self._graphs = Graphs(self.db)
-        derived = Derived(self.db, self._tokenizer)
-        self._records = Records(self.db, self._tokenizer, derived)
-        self._links = Links(self.db, derived)
+        self._records = Records(self.db, self._tokenizer)
+        self._links = Links(self.db)
         self._vectors = Vectors(self.db)
         self._text = TextSearch(self.db, self._tokenizer)
 
@@ -69,8 +68,8 @@ class PostgresStore(Store):
     def insert(self, records: Sequence[Record]) -> None:
         self._records.insert(records)
 
-    def update(self, record: Record) -> None:
-        self._records.update(record)
+    def update(self, record: Record, fields: Collection[str] | None = None) -> None:
+        self._records.update(record, fields)
 
     def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None:
         return self._records.get(kind, uuid, scope)
@@ -238,23 +237,36 @@ class PostgresStore(Store):
         return (rows[0]["project_uuid"], rows[0]["fingerprint"], rows[0]["results"])
 
     # -- task queue ------------------------------------------------------------------
-    def claim_task(self) -> Task | None:
-        """The oldest pending task, marked processing; a task another process is
-        claiming at this moment is skipped (its row is locked), never taken twice."""
-        stamp = clock.now()
+    def claim_run(
+        self,
+        owner: str,
+        *,
+        lease_seconds: float,
+        batchable: frozenset[str],
+        max_tasks: int,
+        max_episodes: int,
+    ) -> list[Task]:
         with self.db.transaction():
-            rows = self.db.query(
-                "UPDATE tasks t SET status = 'processing', started_at = %s, updated_at = %s"
-                " WHERE (t.project_uuid, t.uuid) = (SELECT project_uuid, uuid FROM tasks"
-                " WHERE status = 'pending' ORDER BY created_at, uuid LIMIT 1"
-                " FOR UPDATE SKIP LOCKED) RETURNING t.*",
-                [stamp, stamp],
+            return task_queue.claim_run(
+                self.db,
+                owner=owner,
+                now=time.time(),
+                lease_seconds=lease_seconds,
+                batchable=batchable,
+                max_tasks=max_tasks,
+                max_episodes=max_episodes,
             )
-        return rowmap.from_row(Task, rows[0]) if rows else None
 
-    def requeue_unfinished(self) -> int:
+    def renew_leases(self, owner: str, uuids: Sequence[str], lease_seconds: float) -> list[str]:
         with self.db.transaction():
-            return self.db.execute(
-                "UPDATE tasks SET status = 'pending', updated_at = %s WHERE status = 'processing'",
-                [clock.now()],
+            return task_queue.renew(
+                self.db, owner, uuids, now=time.time(), lease_seconds=lease_seconds
             )
+
+    def finish_task(self, task: Task, owner: str) -> bool:
+        with self.db.transaction():
+            return task_queue.finish(self.db, task, owner)
+
+    def requeue_expired(self) -> int:
+        with self.db.transaction():
+            return task_queue.requeue_expired(self.db, time.time())

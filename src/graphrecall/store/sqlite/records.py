@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, get_args
 
 from graphrecall.domain.errors import BadRequest
-from graphrecall.domain.models import ApiKey, Episode, Node, Page, PageRequest, Record
+from graphrecall.domain.models import ApiKey, Episode, Page, PageRequest, Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.store import keyset as keysets
 from graphrecall.store.base import R, Scope
 from graphrecall.store.sqlite import rows as rowmap
 from graphrecall.store.sqlite.connection import Database
 from graphrecall.store.sqlite.graph import Graphs
-
-# Sort keys kept in a column that is no model field: a node's degree, read in order from
-# the index nodes_degree (graph_uuid, degree, uuid); counting each node's edges to sort
-# them took 0.3 s a page at 100k facts.
-COLUMN_SORTS: dict[type[Record], frozenset[str]] = {Node: frozenset({"degree"})}
 
 
 class Records:
@@ -41,9 +36,16 @@ class Records:
                     list(row.values()),
                 )
 
-    def update(self, record: Record) -> None:
+    def update(self, record: Record, fields: Collection[str] | None = None) -> None:
         row = rowmap.to_row(record)
         uuid = row.pop("uuid")
+        if fields is None:
+            fields = [f for f in row if f not in record.derived_fields]
+        elif unknown := set(fields) - set(row):
+            raise ValueError(f"{type(record).__name__} has no field {sorted(unknown)[0]!r}")
+        row = {f: row[f] for f in fields}
+        if not row:
+            return
         assignments = ",".join(f"{col} = ?" for col in row)
         with self.db.transaction():
             self._graphs.edges_changed([record])
@@ -148,9 +150,7 @@ class Records:
         search_fields: Sequence[str] = (),
         where: Predicate | None = None,
     ) -> Page[R]:
-        if page.order_by in COLUMN_SORTS.get(kind, ()):
-            sort_expr = f"t.{page.order_by}"
-        elif page.order_by in kind.model_fields:
+        if page.order_by in kind.model_fields:
             # COALESCE only where NULLs can occur: an expression is something no index
             # can order by (listing a 100k-fact graph by uuid: 130 ms sorted, 0.2 ms read
             # in index order).

@@ -15,17 +15,18 @@ This class only builds them and answers each method of the interface from one of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Collection, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from graphrecall.domain import clock
 from graphrecall.domain.models import ApiKey, Node, Page, PageRequest, Record, Task
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import STANDARD_BM25, Bm25
 from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.base import Maintenance, R, Scope, Store, Vector
+from graphrecall.store.sqlite import queue as task_queue
 from graphrecall.store.sqlite import rows as rowmap
 from graphrecall.store.sqlite.connection import Database
 from graphrecall.store.sqlite.cursors import Cursors
@@ -74,8 +75,8 @@ class SQLiteStore(Store):
     def insert(self, records: Sequence[Record]) -> None:
         self._records.insert(records)
 
-    def update(self, record: Record) -> None:
-        self._records.update(record)
+    def update(self, record: Record, fields: Collection[str] | None = None) -> None:
+        self._records.update(record, fields)
 
     def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None:
         return self._records.get(kind, uuid, scope)
@@ -223,25 +224,37 @@ class SQLiteStore(Store):
         return self._cursors.load_cursor(token)
 
     # -- task queue ------------------------------------------------------------------
-    def claim_task(self) -> Task | None:
+    def claim_run(
+        self,
+        owner: str,
+        *,
+        lease_seconds: float,
+        batchable: frozenset[str],
+        max_tasks: int,
+        max_episodes: int,
+    ) -> list[Task]:
         with self.db.transaction():
-            rows = self.db.conn.execute(
-                "SELECT * FROM tasks t WHERE status = 'pending' ORDER BY created_at, uuid LIMIT 1"
-            ).fetchall()
-            if not rows:
-                return None
-            task = rowmap.from_row(Task, rows[0])
-            stamp = clock.now()
-            task = task.model_copy(
-                update={"status": "processing", "started_at": stamp, "updated_at": stamp}
+            return task_queue.claim_run(
+                self.db.conn,
+                lambda row: rowmap.from_row(Task, row),
+                owner=owner,
+                now=time.time(),
+                lease_seconds=lease_seconds,
+                batchable=batchable,
+                max_tasks=max_tasks,
+                max_episodes=max_episodes,
             )
-            self._records.update(task)
-            return task
 
-    def requeue_unfinished(self) -> int:
+    def renew_leases(self, owner: str, uuids: Sequence[str], lease_seconds: float) -> list[str]:
         with self.db.transaction():
-            cur = self.db.conn.execute(
-                "UPDATE tasks SET status = 'pending', updated_at = ? WHERE status = 'processing'",
-                [clock.now()],
+            return task_queue.renew(
+                self.db.conn, owner, uuids, now=time.time(), lease_seconds=lease_seconds
             )
-            return cur.rowcount
+
+    def finish_task(self, task: Task, owner: str) -> bool:
+        with self.db.transaction():
+            return task_queue.finish(self.db.conn, task, owner)
+
+    def requeue_expired(self) -> int:
+        with self.db.transaction():
+            return task_queue.requeue_expired(self.db.conn, time.time())
