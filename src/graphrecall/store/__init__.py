@@ -8,10 +8,13 @@ from graphrecall.store.base import Store
 
 
 def open_store(location: str | Path) -> Store:
-    """Open (and migrate) the store at ``location``: a file path or ``sqlite:///path``."""
+    """Open (and migrate) the store at ``location``: a file path, ``sqlite:///path`` or
+    ``postgresql://user@host:port/dbname`` (``?schema=NAME`` for a schema of its own)."""
     text = str(location)
     if text.startswith(("postgres://", "postgresql://")):
-        raise NotImplementedError("the PostgreSQL backend is not built yet; use a SQLite path")
+        from graphrecall.store.postgres.store import PostgresStore
+
+        return PostgresStore(text)
     if text.startswith("sqlite:///"):
         text = text[len("sqlite:///") :]
     from graphrecall.store.sqlite.store import SQLiteStore

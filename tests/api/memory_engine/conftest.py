@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import tarfile
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ import httpx
 import pytest
 from platformdirs import user_cache_dir
 
+from tests import pg_server
 from tests.conftest import API_KEY, Server, _free_port
 
 ME_PACKAGE = "@memory.build/cli-linux-x64@0.8.0"
@@ -74,10 +76,15 @@ def me_binary() -> Path:
     return binary
 
 
-@pytest.fixture(scope="session")
-def me_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """A server whose GRAPHRECALL_SPACE makes ``serve`` create the space."""
-    db = tmp_path_factory.mktemp("me") / "graphrecall.db"
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def me_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """A server whose GRAPHRECALL_SPACE makes ``serve`` create the space: on SQLite, and
+    on PostgreSQL (``tests/pg_server.py``; a schema of its own)."""
+    db: Path | str = tmp_path_factory.mktemp("me") / "graphrecall.db"
+    if request.param == "postgresql":
+        db = pg_server.with_schema(pg_server.server_url(), f"me{uuid.uuid4().hex}")
     srv = Server(db, _free_port(), API_KEY, {"GRAPHRECALL_SPACE": SPACE}).start()
     yield srv
     srv.stop()

@@ -3,12 +3,14 @@
 Each entry of STORE_URLS is a store URL for ``open_store``; ``{tmp}`` is replaced by the
 test's temporary directory and ``{name}`` by a name unique to the test, so that every
 test opens an empty store (a server backend puts ``{name}`` in its database or schema
-name). Adding a backend is adding a URL here, or setting ``GRAPHRECALL_TEST_PG_URL``.
+name). Adding a backend is adding a URL here.
+
+PostgreSQL runs every time: against ``GRAPHRECALL_TEST_PG_URL`` when set, else a
+throw-away server (``tests/pg_server.py``), one schema per test.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from graphrecall.store import Store, open_store
+from tests import pg_server
 
-STORE_URLS = ["sqlite:///{tmp}/conformance.db"]
-if os.environ.get("GRAPHRECALL_TEST_PG_URL"):
-    STORE_URLS.append(os.environ["GRAPHRECALL_TEST_PG_URL"])
+POSTGRES = "postgresql://{server}"
+STORE_URLS = ["sqlite:///{tmp}/conformance.db", POSTGRES]
 
 
 def _backend(url: str) -> str:
@@ -29,7 +31,10 @@ def _backend(url: str) -> str:
 @pytest.fixture(params=STORE_URLS, ids=_backend)
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     template: str = request.param
-    return template.replace("{tmp}", str(tmp_path)).replace("{name}", f"t{uuid.uuid4().hex}")
+    name = f"t{uuid.uuid4().hex}"
+    if template == POSTGRES:
+        return pg_server.with_schema(pg_server.server_url(), name)
+    return template.replace("{tmp}", str(tmp_path)).replace("{name}", name)
 
 
 @pytest.fixture()

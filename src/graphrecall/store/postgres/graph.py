@@ -1,0 +1,120 @@
+"""The graph's shape (nodes by name, live edges around nodes, a graph's adjacency, node
+degrees) and provenance links between records and episodes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graphrecall.domain.models import Node, Record
+from graphrecall.store.adjacency import Adjacency
+from graphrecall.store.postgres import rows as rowmap
+from graphrecall.store.postgres.connection import Database
+
+
+class Graphs:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def nodes_named(self, graph_uuid: str, name: str) -> list[Node]:
+        # lower() folds ASCII letters only under the "C" collation, as SQLite's NOCASE.
+        found = self.db.query(
+            "SELECT * FROM nodes t WHERE graph_uuid = %s AND lower(name) = lower(%s::ctext)"
+            " ORDER BY created_at, uuid",
+            [graph_uuid, name],
+        )
+        return [rowmap.from_row(Node, row) for row in found]
+
+    def adjacency(self, graph_uuid: str, node_uuids: Sequence[str]) -> list[tuple[str, str, str]]:
+        if not node_uuids:
+            return []
+        rows = self.db.query(
+            "SELECT uuid, source_node_uuid AS s, target_node_uuid AS o FROM edges"
+            " WHERE graph_uuid = %s AND expired_at IS NULL"
+            " AND (source_node_uuid = ANY(%s) OR target_node_uuid = ANY(%s))",
+            [graph_uuid, list(node_uuids), list(node_uuids)],
+        )
+        return [(r["uuid"], r["s"], r["o"]) for r in rows]
+
+    def graph_adjacency(self, graph_uuid: str) -> Adjacency:
+        # Read afresh each time: another process may have written edges (no cache yet).
+        rows = self.db.query(
+            "SELECT source_node_uuid AS s, target_node_uuid AS o FROM edges"
+            " WHERE graph_uuid = %s AND expired_at IS NULL",
+            [graph_uuid],
+        )
+        return Adjacency.from_edges((r["s"], r["o"]) for r in rows)
+
+    def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
+        """The stored degrees (ingest/degree.py keeps them); a node of another graph: 0."""
+        degrees = dict.fromkeys(node_uuids, 0)
+        if node_uuids:
+            for r in self.db.query(
+                "SELECT uuid, degree FROM nodes WHERE graph_uuid = %s AND uuid = ANY(%s)",
+                [graph_uuid, list(node_uuids)],
+            ):
+                degrees[r["uuid"]] = int(r["degree"])
+        return degrees
+
+
+class Links:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def link_episodes(
+        self, kind: type[Record], graph_uuid: str, uuid: str, episode_uuids: Sequence[str]
+    ) -> None:
+        with self.db.transaction():
+            self.db.executemany(
+                "INSERT INTO links (kind, graph_uuid, uuid, episode_uuid)"
+                " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                [(rowmap.table(kind), graph_uuid, uuid, ep) for ep in sorted(set(episode_uuids))],
+            )
+
+    def episodes_of(
+        self,
+        kind: type[Record],
+        graph_uuid: str,
+        uuids: Sequence[str],
+        *,
+        limit: int | None = None,
+    ) -> dict[str, tuple[list[str], bool]]:
+        found: dict[str, list[str]] = {u: [] for u in uuids}
+        if uuids:
+            for r in self.db.query(
+                "SELECT uuid, episode_uuid FROM links WHERE graph_uuid = %s AND kind = %s"
+                " AND uuid = ANY(%s) ORDER BY episode_uuid DESC",
+                [graph_uuid, rowmap.table(kind), list(uuids)],
+            ):
+                found[r["uuid"]].append(r["episode_uuid"])
+        out: dict[str, tuple[list[str], bool]] = {}
+        for uuid, episodes in found.items():
+            truncated = limit is not None and len(episodes) > limit
+            out[uuid] = (episodes[:limit] if truncated else episodes, truncated)
+        return out
+
+    def linked_to_episodes(
+        self, kind: type[Record], graph_uuid: str, episode_uuids: Sequence[str]
+    ) -> list[str]:
+        if not episode_uuids:
+            return []
+        rows = self.db.query(
+            "SELECT DISTINCT uuid FROM links WHERE graph_uuid = %s AND kind = %s"
+            " AND episode_uuid = ANY(%s)",
+            [graph_uuid, rowmap.table(kind), list(episode_uuids)],
+        )
+        return [r["uuid"] for r in rows]
+
+    def linked_by_episode(
+        self, kind: type[Record], graph_uuid: str, episode_uuids: Sequence[str]
+    ) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        if not episode_uuids:
+            return out
+        rows = self.db.query(
+            "SELECT episode_uuid, uuid FROM links WHERE graph_uuid = %s AND kind = %s"
+            " AND episode_uuid = ANY(%s)",
+            [graph_uuid, rowmap.table(kind), list(episode_uuids)],
+        )
+        for r in rows:
+            out.setdefault(r["episode_uuid"], []).append(r["uuid"])
+        return out

@@ -1,0 +1,263 @@
+"""The PostgreSQL schema, as versioned migrations applied in order on open.
+
+The version lives in ``schema_version``; migrations run under a transaction-level
+advisory lock, so processes that start at once apply each one exactly once. Append new
+migrations; never edit one that has shipped.
+
+Every record table is keyed by its tenant column (a graph, a project or a memory space)
+then uuid, so a deployment can shard by tenant. Text is the domain ``ctext`` (``text``
+in the "C" collation): uuids and the fixed-width RFC 3339 timestamps then order byte by
+byte, as the conformance rules (and SQLite's BINARY collation) require. JSON fields are
+``jsonb``.
+
+The lexical statistics BM25 needs (rows, tokens, each term's row count, per table, as
+FTS5 keeps them for the whole table) are counted by triggers from each text row's
+``lex_len`` and ``lex_tf``, in the writing transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from graphrecall.domain.scopes import TEXT_TABLES
+
+# Any constant shared by every graphrecall process: the key of the migration lock.
+LOCK_KEY = 0x67726563616C6C  # "grecall"
+
+
+def _lexical(table: str) -> str:
+    """A text table's lexical columns, their GIN index and the statistics triggers."""
+    return f"""
+    ALTER TABLE {table} ADD COLUMN lex_tsv tsvector NOT NULL DEFAULT ''::tsvector;
+    ALTER TABLE {table} ADD COLUMN lex_len integer NOT NULL DEFAULT 0;
+    ALTER TABLE {table} ADD COLUMN lex_tf jsonb NOT NULL DEFAULT '{{}}'::jsonb;
+    CREATE INDEX {table}_lex ON {table} USING gin (lex_tsv);
+    CREATE TRIGGER {table}_lex_insert AFTER INSERT ON {table}
+        FOR EACH ROW EXECUTE FUNCTION lexical_count();
+    CREATE TRIGGER {table}_lex_delete AFTER DELETE ON {table}
+        FOR EACH ROW EXECUTE FUNCTION lexical_count();
+    CREATE TRIGGER {table}_lex_update AFTER UPDATE OF lex_len, lex_tf ON {table}
+        FOR EACH ROW WHEN (OLD.lex_tf IS DISTINCT FROM NEW.lex_tf
+            OR OLD.lex_len IS DISTINCT FROM NEW.lex_len)
+        EXECUTE FUNCTION lexical_count();
+    """
+
+
+LEXICAL_COUNT = """
+    CREATE TABLE lexical_totals (
+        tbl ctext PRIMARY KEY, rows bigint NOT NULL, tokens bigint NOT NULL
+    );
+    CREATE TABLE lexical_terms (
+        tbl ctext NOT NULL, term ctext NOT NULL, rows bigint NOT NULL,
+        PRIMARY KEY (tbl, term)
+    );
+    CREATE FUNCTION lexical_count() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP IN ('DELETE', 'UPDATE') THEN
+            UPDATE lexical_totals SET rows = rows - 1, tokens = tokens - OLD.lex_len
+                WHERE tbl = TG_TABLE_NAME;
+            UPDATE lexical_terms SET rows = rows - 1
+                WHERE tbl = TG_TABLE_NAME
+                AND term IN (SELECT jsonb_object_keys(OLD.lex_tf));
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN
+            INSERT INTO lexical_totals VALUES (TG_TABLE_NAME, 1, NEW.lex_len)
+                ON CONFLICT (tbl) DO UPDATE SET rows = lexical_totals.rows + 1,
+                tokens = lexical_totals.tokens + excluded.tokens;
+            -- In term order: concurrent writers take the rows' locks in one order.
+            INSERT INTO lexical_terms
+                SELECT TG_TABLE_NAME, k, 1 FROM jsonb_object_keys(NEW.lex_tf) k ORDER BY k
+                ON CONFLICT (tbl, term) DO UPDATE SET rows = lexical_terms.rows + 1;
+        END IF;
+        RETURN NULL;
+    END $$;
+"""
+
+MIGRATIONS: list[str] = [
+    # 1: the foundation: every record kind, links, embeddings, cursors, settings, and
+    # the lexical columns and statistics.
+    """
+    CREATE DOMAIN ctext AS text COLLATE "C";
+    CREATE TABLE projects (
+        uuid ctext NOT NULL, name ctext NOT NULL, default_time_zone ctext,
+        created_at ctext NOT NULL, PRIMARY KEY (uuid)
+    );
+    CREATE TABLE api_keys (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, name ctext, prefix
+        ctext NOT NULL, key_hash ctext NOT NULL, created_at ctext NOT NULL,
+        revoked_at ctext, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX api_keys_uuid ON api_keys(uuid);
+    ALTER TABLE api_keys ADD FOREIGN KEY (project_uuid) REFERENCES projects(uuid);
+    CREATE UNIQUE INDEX api_keys_hash ON api_keys(key_hash);
+    CREATE TABLE users (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, graph_uuid ctext NOT
+        NULL, node_uuid ctext NOT NULL, user_id ctext, email ctext, first_name
+        ctext, last_name ctext, metadata jsonb, time_zone ctext,
+        disable_default_ontology boolean, created_at ctext NOT NULL, updated_at
+        ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX users_uuid ON users(uuid);
+    CREATE TABLE graphs (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, type ctext NOT NULL,
+        graph_id ctext, name ctext, description ctext, time_zone ctext,
+        user_uuid ctext, created_at ctext NOT NULL, updated_at ctext NOT NULL,
+        PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX graphs_uuid ON graphs(uuid);
+    CREATE TABLE threads (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, graph_uuid ctext NOT
+        NULL, user_uuid ctext NOT NULL, thread_id ctext, created_at ctext NOT
+        NULL, updated_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX threads_uuid ON threads(uuid);
+    CREATE TABLE episodes (
+        uuid ctext NOT NULL, graph_uuid ctext NOT NULL, content ctext NOT NULL,
+        source ctext NOT NULL, source_description ctext, role ctext, role_name
+        ctext, metadata jsonb, reference_time ctext NOT NULL, created_at ctext
+        NOT NULL, document_id ctext, thread_uuid ctext, processed boolean NOT
+        NULL, PRIMARY KEY (graph_uuid, uuid)
+    );
+    CREATE INDEX episodes_uuid ON episodes(uuid);
+    CREATE TABLE nodes (
+        uuid ctext NOT NULL, graph_uuid ctext NOT NULL, name ctext NOT NULL,
+        labels jsonb NOT NULL, summary ctext, attributes jsonb, metadata jsonb,
+        created_at ctext NOT NULL, updated_at ctext NOT NULL, PRIMARY KEY
+        (graph_uuid, uuid)
+    );
+    CREATE INDEX nodes_uuid ON nodes(uuid);
+    CREATE TABLE edges (
+        uuid ctext NOT NULL, graph_uuid ctext NOT NULL, name ctext NOT NULL,
+        fact ctext NOT NULL, source_node_uuid ctext NOT NULL, target_node_uuid
+        ctext NOT NULL, attributes jsonb, metadata jsonb, created_at ctext NOT
+        NULL, updated_at ctext NOT NULL, valid_at ctext, invalid_at ctext,
+        expired_at ctext, PRIMARY KEY (graph_uuid, uuid)
+    );
+    CREATE INDEX edges_uuid ON edges(uuid);
+    CREATE TABLE observations (
+        uuid ctext NOT NULL, graph_uuid ctext NOT NULL, name ctext NOT NULL,
+        labels jsonb NOT NULL, summary ctext NOT NULL, attributes jsonb,
+        created_at ctext NOT NULL, updated_at ctext NOT NULL, PRIMARY KEY
+        (graph_uuid, uuid)
+    );
+    CREATE INDEX observations_uuid ON observations(uuid);
+    CREATE TABLE thread_summaries (
+        uuid ctext NOT NULL, graph_uuid ctext NOT NULL, thread_uuid ctext NOT
+        NULL, summary ctext NOT NULL, created_at ctext NOT NULL,
+        last_summarized_at ctext, last_summarized_episode_valid_at ctext,
+        PRIMARY KEY (graph_uuid, uuid)
+    );
+    CREATE INDEX thread_summaries_uuid ON thread_summaries(uuid);
+    CREATE TABLE tasks (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, graph_uuid ctext, type
+        ctext NOT NULL, status ctext NOT NULL, stage ctext, payload jsonb NOT
+        NULL, result jsonb, error jsonb, created_at ctext NOT NULL, started_at
+        ctext, updated_at ctext NOT NULL, completed_at ctext, PRIMARY KEY
+        (project_uuid, uuid)
+    );
+    CREATE INDEX tasks_uuid ON tasks(uuid);
+    CREATE TABLE spaces (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, slug ctext NOT NULL,
+        name ctext NOT NULL, created_at ctext NOT NULL, PRIMARY KEY
+        (project_uuid, uuid)
+    );
+    CREATE INDEX spaces_uuid ON spaces(uuid);
+    CREATE TABLE memories (
+        uuid ctext NOT NULL, space_uuid ctext NOT NULL, content ctext NOT NULL,
+        meta jsonb NOT NULL, tree ctext NOT NULL, name ctext, temporal_start
+        ctext, temporal_end ctext, version bigint NOT NULL, version_hash ctext
+        NOT NULL, created_at ctext NOT NULL, updated_at ctext, PRIMARY KEY
+        (space_uuid, uuid)
+    );
+    CREATE INDEX memories_uuid ON memories(uuid);
+    CREATE TABLE memory_events (
+        uuid ctext NOT NULL, space_uuid ctext NOT NULL, memory_uuid ctext NOT
+        NULL, at ctext NOT NULL, operation ctext NOT NULL, operation_id ctext
+        NOT NULL, cause ctext NOT NULL, actor jsonb NOT NULL, content ctext NOT
+        NULL, meta jsonb NOT NULL, tree ctext NOT NULL, name ctext,
+        temporal_start ctext, temporal_end ctext, version bigint NOT NULL,
+        version_hash ctext NOT NULL, PRIMARY KEY (space_uuid, uuid)
+    );
+    CREATE INDEX memory_events_uuid ON memory_events(uuid);
+    CREATE TABLE ontologies (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, owner_type ctext NOT
+        NULL, data jsonb NOT NULL, updated_at ctext NOT NULL, PRIMARY KEY
+        (project_uuid, uuid)
+    );
+    CREATE INDEX ontologies_uuid ON ontologies(uuid);
+    CREATE TABLE context_templates (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, name ctext NOT NULL,
+        template ctext NOT NULL, created_at ctext NOT NULL, updated_at ctext NOT
+        NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX context_templates_uuid ON context_templates(uuid);
+    CREATE INDEX nodes_name ON nodes(graph_uuid, lower(name));
+    CREATE INDEX edges_source ON edges(graph_uuid, source_node_uuid) WHERE expired_at IS NULL;
+    CREATE INDEX edges_target ON edges(graph_uuid, target_node_uuid) WHERE expired_at IS NULL;
+    CREATE INDEX tasks_pending ON tasks(created_at, uuid) WHERE status = 'pending';
+    CREATE INDEX tasks_processing ON tasks(uuid) WHERE status = 'processing';
+    ALTER TABLE episodes ADD COLUMN search_context ctext;
+    ALTER TABLE episodes ADD COLUMN search_facts ctext;
+    ALTER TABLE episodes ADD COLUMN search_replies ctext;
+    CREATE TABLE links (
+        kind ctext NOT NULL, graph_uuid ctext NOT NULL, uuid ctext NOT NULL,
+        episode_uuid ctext NOT NULL, PRIMARY KEY (graph_uuid, kind, uuid, episode_uuid)
+    );
+    CREATE INDEX links_episode ON links(graph_uuid, kind, episode_uuid);
+    CREATE INDEX links_uuid ON links(kind, uuid);
+    CREATE INDEX links_episode_any ON links(episode_uuid);
+    CREATE TABLE embeddings (
+        kind ctext NOT NULL, owner_uuid ctext NOT NULL, uuid ctext NOT NULL,
+        embedding vector NOT NULL, PRIMARY KEY (owner_uuid, kind, uuid)
+    );
+    CREATE INDEX embeddings_uuid ON embeddings(kind, uuid);
+    CREATE TABLE search_cursors (
+        token ctext PRIMARY KEY, project_uuid ctext NOT NULL, fingerprint ctext NOT NULL,
+        results ctext NOT NULL, created_at ctext NOT NULL, expires_at ctext NOT NULL
+    );
+    CREATE INDEX search_cursors_expiry ON search_cursors(expires_at);
+    CREATE TABLE settings (key ctext PRIMARY KEY, value ctext NOT NULL);
+    """
+    + LEXICAL_COUNT
+    + "".join(_lexical(t) for t in TEXT_TABLES),
+    # 2: each text row's insertion order, as SQLite's rowid keeps it: the common-terms
+    # plan's fill ranks the newest rows that match it (store/lexical/plan.py).
+    "".join(f"ALTER TABLE {t} ADD COLUMN lex_seq bigserial;\n" for t in TEXT_TABLES),
+    # 3: a node's degree, stored (ingest/degree.py keeps it; listing by degree reads the
+    # index), and a claimed task's lease (store/postgres/queue.py).
+    """
+    ALTER TABLE nodes ADD COLUMN degree bigint NOT NULL DEFAULT 0;
+    CREATE INDEX nodes_degree ON nodes(graph_uuid, degree, uuid);
+    ALTER TABLE tasks ADD COLUMN lease_owner ctext;
+    ALTER TABLE tasks ADD COLUMN lease_expires double precision;
+    """,
+]
+
+
+def migrate(conn: psycopg.Connection[Any], schema: str) -> int:
+    """Bring ``schema`` to the newest version; returns it. Safe to call from several
+    processes at once: each migration runs in a transaction holding the advisory lock."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK_KEY])
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public")
+        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+        conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
+        row = conn.execute("SELECT max(version) AS v FROM schema_version").fetchone()
+        version = int(_first(row) or 0)
+        if version > len(MIGRATIONS):
+            raise RuntimeError(
+                f"database schema version {version} is newer than this graphrecall "
+                f"({len(MIGRATIONS)}); upgrade graphrecall"
+            )
+        for number in range(version + 1, len(MIGRATIONS) + 1):
+            conn.execute(MIGRATIONS[number - 1])
+            conn.execute("INSERT INTO schema_version VALUES (%s)", [number])
+    return len(MIGRATIONS)
+
+
+def _first(row: Any) -> Any:
+    if row is None:
+        return None
+    return next(iter(row.values())) if isinstance(row, dict) else row[0]

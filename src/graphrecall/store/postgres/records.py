@@ -1,0 +1,223 @@
+"""Records: written, read, filtered, counted and listed a page at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any, get_args
+
+from psycopg.types.json import Jsonb
+
+from graphrecall.domain.errors import BadRequest
+from graphrecall.domain.models import ApiKey, Episode, Page, PageRequest, Record
+from graphrecall.domain.predicates import Predicate
+from graphrecall.domain.scopes import SCOPE_OF
+from graphrecall.store import keyset as keysets
+from graphrecall.store.base import R, Scope
+from graphrecall.store.postgres import rows as rowmap
+from graphrecall.store.postgres.connection import Database
+from graphrecall.store.postgres.tokens import Tokenizer
+
+
+class Records:
+    def __init__(self, db: Database, tokenizer: Tokenizer) -> None:
+        self.db = db
+        self._tokenizer = tokenizer
+
+    def _rows(self, records: Sequence[Record]) -> list[dict[str, Any]]:
+        """Rows with their lexical columns (kinds with a lexical index)."""
+        rows = [rowmap.to_row(r) for r in records]
+        by_kind: dict[type[Record], list[int]] = {}
+        for at, record in enumerate(records):
+            if type(record) in SCOPE_OF:
+                by_kind.setdefault(type(record), []).append(at)
+        for kind, ats in by_kind.items():
+            fields = [f.name for f in SCOPE_OF[kind].text_fields]
+            texts = [[rows[at].get(name) for name in fields] for at in ats]
+            for at, (length, tf) in zip(ats, self._tokenizer.counts(texts), strict=True):
+                rows[at]["lex_len"] = length
+                rows[at]["lex_tf"] = Jsonb(tf)
+                rows[at]["lex_tsv"] = sorted(tf)
+        return rows
+
+    def insert(self, records: Sequence[Record]) -> None:
+        with self.db.transaction():
+            # Rows of one table and columns go in one pipelined batch.
+            batches: dict[str, list[dict[str, Any]]] = {}
+            for record, row in zip(records, self._rows(records), strict=True):
+                sql = _insert_sql(rowmap.table(type(record)), row)
+                batches.setdefault(sql, []).append(row)
+            for sql, rows in batches.items():
+                self.db.executemany(sql, [list(row.values()) for row in rows])
+
+    def update(self, record: Record, fields: Collection[str] | None = None) -> None:
+        """Write the record's fields but its derived ones (or just ``fields``); the
+        lexical columns are tokenised from the row as it will stand."""
+        kind = type(record)
+        table = rowmap.table(kind)
+        names = (
+            [f for f in fields if f != "uuid"]
+            if fields is not None
+            else [f for f in kind.model_fields if f != "uuid" and f not in kind.derived_fields]
+        )
+        for name in names:
+            rowmap.field(kind, name)
+        with self.db.transaction():
+            if kind in SCOPE_OF:
+                stored = self.db.query(f"SELECT * FROM {table} t WHERE t.uuid = %s", [record.uuid])
+                if not stored:
+                    return
+                merged = rowmap.from_row(kind, stored[0]).model_copy(
+                    update={n: getattr(record, n) for n in names}
+                )
+                row = self._rows([merged])[0]
+                keep = {*names, "lex_len", "lex_tf", "lex_tsv"}
+            else:
+                row = rowmap.to_row(record)
+                keep = set(names)
+            row = {k: v for k, v in row.items() if k in keep}
+            if not row:
+                return
+            assignments = ",".join(
+                f"{col} = array_to_tsvector(%s::text[])" if col == "lex_tsv" else f"{col} = %s"
+                for col in row
+            )
+            self.db.execute(
+                f"UPDATE {table} SET {assignments} WHERE uuid = %s", [*row.values(), record.uuid]
+            )
+
+    def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None:
+        where, params = rowmap.where(kind, {**(scope or {}), "uuid": uuid})
+        rows = self.db.query(f"SELECT * FROM {rowmap.table(kind)} t WHERE {where}", params)
+        return rowmap.from_row(kind, rows[0]) if rows else None
+
+    def find(
+        self,
+        kind: type[R],
+        scope: Scope,
+        *,
+        where: Predicate | None = None,
+        order_by: str = "uuid",
+        limit: int | None = None,
+        descending: bool = False,
+    ) -> list[R]:
+        if order_by not in kind.model_fields:
+            raise ValueError(f"cannot order {kind.__name__} by {order_by!r}")
+        sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
+        d = " DESC NULLS LAST" if descending else " NULLS FIRST"
+        sql = (
+            f"SELECT * FROM {rowmap.table(kind)} t WHERE {sql_where}"
+            f" ORDER BY t.{order_by}{d}, t.uuid{' DESC' if descending else ''}"
+        )
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [rowmap.from_row(kind, row) for row in self.db.query(sql, params)]
+
+    def count(self, kind: type[R], scope: Scope, where: Predicate | None = None) -> int:
+        sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
+        rows = self.db.query(
+            f"SELECT count(*) AS n FROM {rowmap.table(kind)} t WHERE {sql_where}", params
+        )
+        return int(rows[0]["n"])
+
+    def matching(
+        self, kind: type[Record], scope: Scope, uuids: Sequence[str], where: Predicate
+    ) -> set[str]:
+        sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
+        return rowmap.passing(self.db, kind, sql_where, params, uuids)
+
+    def count_by(
+        self, kind: type[R], field: str, scope: Scope, where: Predicate | None = None
+    ) -> dict[Any, int]:
+        if field not in kind.model_fields:
+            raise ValueError(f"{kind.__name__} has no field {field!r}")
+        sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
+        rows = self.db.query(
+            f"SELECT t.{field} AS k, count(*) AS n FROM {rowmap.table(kind)} t"
+            f" WHERE {sql_where} GROUP BY t.{field}",
+            params,
+        )
+        return {r["k"]: int(r["n"]) for r in rows}
+
+    def delete(self, kind: type[R], scope: Scope) -> int:
+        where, params = rowmap.where(kind, scope)
+        table = rowmap.table(kind)
+        with self.db.transaction():
+            gone = self.db.query(f"DELETE FROM {table} t WHERE {where} RETURNING t.uuid", params)
+            uuids = [r["uuid"] for r in gone]
+            if uuids:
+                self.db.execute(
+                    "DELETE FROM embeddings WHERE kind = %s AND uuid = ANY(%s)", [table, uuids]
+                )
+                self.db.execute(
+                    "DELETE FROM links WHERE kind = %s AND uuid = ANY(%s)", [table, uuids]
+                )
+                if kind is Episode:
+                    self.db.execute("DELETE FROM links WHERE episode_uuid = ANY(%s)", [uuids])
+        return len(uuids)
+
+    def list_page(
+        self,
+        kind: type[R],
+        scope: Scope,
+        page: PageRequest,
+        *,
+        search: str | None = None,
+        search_fields: Sequence[str] = (),
+        where: Predicate | None = None,
+    ) -> Page[R]:
+        if page.order_by in kind.model_fields:
+            nullable = type(None) in get_args(kind.model_fields[page.order_by].annotation)
+            column = f"t.{page.order_by}"
+            # A NULL key sorts as "" (ties with it), as on SQLite.
+            sort_expr = f"COALESCE({column}, '')" if nullable else column
+        else:
+            raise BadRequest(f"cannot order by {page.order_by!r}", param="order_by")
+        sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
+        if search:
+            like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            ors = " OR ".join(f"t.{rowmap.field(kind, f)} ILIKE %s" for f in search_fields)
+            sql_where += f" AND ({ors or 'false'})"
+            params += [like] * len(search_fields)
+        table = rowmap.table(kind)
+        total = int(
+            self.db.query(f"SELECT count(*) AS n FROM {table} t WHERE {sql_where}", params)[0]["n"]
+        )
+        direction = "DESC" if page.order == "desc" else "ASC"
+        keyset = ""
+        key_params: list[Any] = []
+        if page.cursor:
+            last_key, last_uuid = keysets.decode(page.cursor, page)
+            op = "<" if page.order == "desc" else ">"
+            keyset = f" AND ({sort_expr}, t.uuid) {op} (%s, %s)"
+            key_params = [last_key, last_uuid]
+        sql = (
+            f"SELECT t.*, {sort_expr} AS _sort FROM {table} t WHERE {sql_where}{keyset}"
+            f" ORDER BY _sort {direction}, t.uuid {direction}"
+            f" LIMIT {page.page_size + 1}"
+        )
+        rows = self.db.query(sql, [*params, *key_params])
+        more = len(rows) > page.page_size
+        rows = rows[: page.page_size]
+        items = [rowmap.from_row(kind, row) for row in rows]
+        next_cursor = keysets.encode(page, rows[-1]["_sort"], rows[-1]["uuid"]) if more else None
+        return Page[R](items=items, next_cursor=next_cursor, total_size=total)
+
+    def setting(self, key: str, default: str) -> str:
+        with self.db.transaction():
+            self.db.execute(
+                "INSERT INTO settings (key, value) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                [key, default],
+            )
+            row = self.db.query("SELECT value FROM settings WHERE key = %s", [key])
+        return str(row[0]["value"])
+
+    def find_api_key(self, key_hash: str) -> ApiKey | None:
+        rows = self.db.query(
+            "SELECT * FROM api_keys t WHERE key_hash = %s AND revoked_at IS NULL", [key_hash]
+        )
+        return rowmap.from_row(ApiKey, rows[0]) if rows else None
+
+
+def _insert_sql(table: str, row: dict[str, Any]) -> str:
+    marks = ",".join("array_to_tsvector(%s::text[])" if col == "lex_tsv" else "%s" for col in row)
+    return f"INSERT INTO {table} ({','.join(row)}) VALUES ({marks})"

@@ -1,0 +1,41 @@
+"""The Zep SDK tests run against a server on each backend: SQLite, and PostgreSQL
+(``tests/pg_server.py``, a schema of its own)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests import pg_server
+from tests.conftest import API_KEY, Server, _free_port
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    db: Path | str = tmp_path_factory.mktemp("db") / "graphrecall.db"
+    if request.param == "postgresql":
+        db = pg_server.with_schema(pg_server.server_url(), f"z{uuid.uuid4().hex}")
+    srv = Server(db, _free_port(), API_KEY).start()  # type: ignore[arg-type]
+    yield srv
+    srv.stop()
+
+
+# Modules that read the SQLite database file itself: they run on SQLite only (left out
+# of the PostgreSQL parametrisation, not skipped).
+SQLITE_FILE_MODULES = frozenset({"test_search_columns.py"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    dropped = [
+        item
+        for item in items
+        if item.path.name in SQLITE_FILE_MODULES and "[postgresql" in item.nodeid
+    ]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if item not in dropped]
