@@ -233,6 +233,68 @@ MIGRATIONS: list[str] = [
     ALTER TABLE tasks ADD COLUMN lease_owner ctext;
     ALTER TABLE tasks ADD COLUMN lease_expires double precision;
     """,
+    # 4: tree patterns (``TreePattern``) matched label by label, as domain/tree_match.py
+    # does for SQLite: dynamic programming over (labels, items), linear in their product
+    # whatever the pattern. ``items`` is a JSON array of [label regex (ARE) or null,
+    # negated, lo, hi or null].
+    """
+    CREATE FUNCTION gr_tree_match(items jsonb, path text) RETURNS boolean
+    LANGUAGE plpgsql IMMUTABLE AS $fn$
+    DECLARE
+        labels text[];
+        n int;
+        reach boolean[];
+        step boolean[];
+        before int[];
+        item jsonb;
+        pat text;
+        neg boolean;
+        lo int;
+        hi int;
+        i int;
+        run int;
+        most int;
+    BEGIN
+        IF path IS NULL THEN
+            RETURN false;
+        END IF;
+        labels := CASE WHEN path = '' THEN ARRAY[]::text[] ELSE string_to_array(path, '.') END;
+        n := coalesce(array_length(labels, 1), 0);
+        reach := array_fill(false, ARRAY[n + 1]);
+        reach[1] := true;
+        FOR item IN SELECT value FROM jsonb_array_elements(items) LOOP
+            pat := item->>0;
+            neg := (item->>1)::boolean;
+            lo := (item->>2)::int;
+            hi := (item->>3)::int;
+            before := array_fill(0, ARRAY[n + 2]);
+            FOR i IN 0..n LOOP
+                before[i + 2] := before[i + 1] + CASE WHEN reach[i + 1] THEN 1 ELSE 0 END;
+            END LOOP;
+            step := array_fill(false, ARRAY[n + 1]);
+            run := 0;
+            FOR i IN 0..n LOOP
+                IF i > 0 THEN
+                    IF pat IS NULL OR ((labels[i] COLLATE "C" ~ pat) <> neg) THEN
+                        run := run + 1;
+                    ELSE
+                        run := 0;
+                    END IF;
+                END IF;
+                most := CASE WHEN hi IS NULL THEN run ELSE least(hi, run) END;
+                IF most >= lo THEN
+                    step[i + 1] := before[i - lo + 2] - before[i - most + 1] > 0;
+                END IF;
+            END LOOP;
+            reach := step;
+            IF NOT (true = ANY(reach)) THEN
+                RETURN false;
+            END IF;
+        END LOOP;
+        RETURN reach[n + 1];
+    END
+    $fn$;
+    """,
 ]
 
 

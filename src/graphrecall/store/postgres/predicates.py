@@ -3,9 +3,10 @@ results SQLite's compiler (``store/sqlite/predicates.py``) gives.
 
 Documented differences (tested in ``tests/store/postgres/test_predicates.py``):
 
-- ``Regex`` classifies characters (``\\w``, ``\\s``, case) by Unicode, as Python does,
-  where the server has a collation that does (``pg_c_utf8``, PostgreSQL 17+; else glibc's
-  ``C.utf8``); on a server with neither, only ASCII letters are word characters.
+- ``Regex`` classifies characters (``\\w``, ``\\s``) as ASCII, as RE2 (the SQLite
+  backend's engine) does, and folds case by Unicode, as RE2 does, where the server has a
+  Unicode collation (``pg_c_utf8``, else ``C.utf8``). Under ``ignore_case`` the classes
+  are Unicode too (one collation per test).
 - ``Regex`` runs PostgreSQL's ARE engine on a translation of the Python pattern
   (:func:`regex.to_are`): ``.`` and ``[^...]`` do not match a newline (as in Python),
   ``\\b``/``\\B`` become ``\\y``/``\\Y``, ``(?P<name>...)`` a plain group. A pattern ARE
@@ -121,8 +122,18 @@ class Compiler:
             case p.Regex(field, pattern, ignore_case):
                 params.append(to_are(pattern))
                 regex_op = "~*" if ignore_case else "~"
-                column = f'{a}.{self._field(field)} COLLATE "{self.text_collation}"'
+                # Character classes are ASCII, as RE2's on SQLite ("C"); case folding is
+                # Unicode, as RE2's (the server's Unicode collation, where it has one).
+                collation = self.text_collation if ignore_case else "C"
+                column = f'{a}.{self._field(field)} COLLATE "{collation}"'
                 return f"coalesce({column} {regex_op} %s, false)"
+            case p.TreePattern(field, items):
+                encoded = [
+                    [None if i.label is None else to_are(i.label), i.negated, i.lo, i.hi]
+                    for i in items
+                ]
+                params.append(Jsonb(encoded))
+                return f"gr_tree_match(%s, {a}.{self._field(field)})"
             case p.InRange(start_field, end_field, op, start, end):
                 return _in_range(
                     f"{a}.{self._field(start_field)}",
