@@ -149,9 +149,9 @@ def _create_one(
     caller = write.caller
     tree = to_stored(item.tree, caller.home, param=f"{prefix}tree")
     meta = item.meta or {}
-    by_id = ctx.store.get(Memory, item.id) if item.id else None
-    if by_id is not None and by_id.space_uuid != caller.space.uuid:
-        raise Conflict(f"{prefix}id is already in use: {item.id}", param=f"{prefix}id")
+    # Ids are unique per space: another space's memory with this id is not looked at, so
+    # the answer never tells whether an id is in use elsewhere.
+    by_id = ctx.store.get(Memory, item.id, {"space_uuid": caller.space.uuid}) if item.id else None
     existing = named(ctx, caller, tree, item.name) if item.name is not None else by_id
     if existing is None:
         if by_id is not None:  # a named create whose id belongs to another memory

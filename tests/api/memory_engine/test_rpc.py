@@ -79,6 +79,24 @@ def test_a_key_of_another_project_is_forbidden_and_spaces_are_isolated(me_server
     memory_id = made.json()["result"]["id"]
     mine = post(me_server, call("memory.get", {"id": memory_id})).json()
     assert app_error(mine)[0] == "NOT_FOUND"
+    # Ids are unique per space: their id is no oracle, it is answered as a fresh id would
+    # be (created here), and each space then reads only its own memory (issue 25).
+    same = {"id": memory_id, "content": "mine", "tree": "/t"}
+    created = post(me_server, call("memory.create", same)).json()
+    assert result(created)["id"] == memory_id and result(created)["content"] == "mine"
+    batch = {"memories": [{"id": memory_id, "content": "x", "tree": "/t"}], "onConflict": "error"}
+    assert app_error(post(me_server, call("memory.batchCreate", batch), **theirs).json())[0] == (
+        "CONFLICT"  # in their own space the id is taken, as it always was
+    )
+    assert result(post(me_server, call("memory.get", {"id": memory_id})).json())["content"] == (
+        "mine"
+    )
+    got = post(me_server, call("memory.get", {"id": memory_id}), **theirs).json()
+    assert result(got)["content"] == "theirs"
+    deleted = post(me_server, call("memory.delete", {"id": memory_id})).json()
+    assert "error" not in deleted
+    got = post(me_server, call("memory.get", {"id": memory_id}), **theirs).json()
+    assert result(got)["content"] == "theirs"
 
 
 def test_envelope_errors(me_server: Server) -> None:

@@ -315,3 +315,33 @@ def test_a_filter_naming_a_few_records_ranks_them_the_same(store: Store) -> None
     assert near == store.vector_search(Edge, g, query, scope=scope, where=broad, limit=3)
     assert near == store.vector_search(Edge, g, query, scope=scope, where=by_uuid, limit=3)
     assert {u for u, _ in near} <= linked and len(near) == 3
+
+
+def test_a_memory_id_is_unique_per_space_only(store: Store) -> None:
+    """Two spaces hold a memory of the same id (issue 25: a global id was an existence
+    oracle); each space reads, searches, updates, embeds and deletes only its own."""
+    a, b = new_id(), new_id()
+    shared = new_id()
+    mine = memory(a, "harbour lights of space a", uuid=shared)
+    theirs = memory(b, "harbour fog of space b", uuid=shared)
+    store.insert([mine, theirs])
+    with pytest.raises(Exception):  # noqa: B017 - the backend's own integrity error
+        with store.transaction():
+            store.insert([memory(a, "again", uuid=shared)])
+    assert store.get(Memory, shared, {"space_uuid": a}) == mine
+    assert store.get(Memory, shared, {"space_uuid": b}) == theirs
+    store.update(mine.model_copy(update={"content": "harbour lights rewritten", "version": 2}))
+    assert store.get(Memory, shared, {"space_uuid": b}) == theirs
+    found = store.text_search(Memory, {"space_uuid": b}, ["harbour"])
+    assert [u for u, _ in found] == [shared]
+    assert store.text_search(Memory, {"space_uuid": b}, ["rewritten"]) == []
+    vector_a, vector_b = unit([1.0, 0.0, 0.0]), unit([0.0, 1.0, 0.0])
+    store.set_embeddings(Memory, a, [(shared, vector_a)])
+    store.set_embeddings(Memory, b, [(shared, vector_b)])
+    assert np.allclose(store.get_embeddings(Memory, a, [shared])[shared], vector_a)
+    assert np.allclose(store.get_embeddings(Memory, b, [shared])[shared], vector_b)
+    assert store.delete(Memory, {"space_uuid": a, "uuid": shared}) == 1
+    assert store.get(Memory, shared, {"space_uuid": a}) is None
+    assert store.get(Memory, shared, {"space_uuid": b}) == theirs
+    assert store.get_embeddings(Memory, b, [shared]).keys() == {shared}
+    assert store.missing_embeddings(Memory, a) == []

@@ -295,6 +295,12 @@ MIGRATIONS: list[str] = [
     END
     $fn$;
     """,
+    # 5: a memory's id is unique in its space only (the key was always (space_uuid, uuid);
+    # SQLite's migration 18 makes it so there): a memory's audit log is read per space,
+    # from an index, not by scanning the space's whole log.
+    """
+    CREATE INDEX memory_events_memory ON memory_events(space_uuid, memory_uuid, version);
+    """,
 ]
 
 

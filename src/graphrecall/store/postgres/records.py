@@ -10,7 +10,7 @@ from psycopg.types.json import Jsonb
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import ApiKey, Episode, Page, PageRequest, Record
 from graphrecall.domain.predicates import Predicate
-from graphrecall.domain.scopes import SCOPE_OF
+from graphrecall.domain.scopes import SCOPE_OF, owner_field
 from graphrecall.store import keyset as keysets
 from graphrecall.store.base import R, Scope
 from graphrecall.store.postgres import rows as rowmap
@@ -61,9 +61,14 @@ class Records:
         )
         for name in names:
             rowmap.field(kind, name)
+        # A searchable record's id is unique within its owner (a memory's in its space).
+        key, key_params = "uuid = %s", [record.uuid]
+        if kind in SCOPE_OF:
+            tenant = owner_field(kind)
+            key, key_params = f"uuid = %s AND {tenant} = %s", [record.uuid, getattr(record, tenant)]
         with self.db.transaction():
             if kind in SCOPE_OF:
-                stored = self.db.query(f"SELECT * FROM {table} t WHERE t.uuid = %s", [record.uuid])
+                stored = self.db.query(f"SELECT * FROM {table} t WHERE {key}", key_params)
                 if not stored:
                     return
                 merged = rowmap.from_row(kind, stored[0]).model_copy(
@@ -82,7 +87,7 @@ class Records:
                 for col in row
             )
             self.db.execute(
-                f"UPDATE {table} SET {assignments} WHERE uuid = %s", [*row.values(), record.uuid]
+                f"UPDATE {table} SET {assignments} WHERE {key}", [*row.values(), *key_params]
             )
 
     def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None:
@@ -142,14 +147,24 @@ class Records:
         where, params = rowmap.where(kind, scope)
         table = rowmap.table(kind)
         with self.db.transaction():
-            gone = self.db.query(f"DELETE FROM {table} t WHERE {where} RETURNING t.uuid", params)
+            # Vectors and links by their owner too: a memory's id is unique in its space
+            # only, so another space's memory may share it.
+            owner = f"t.{owner_field(kind)}" if kind in SCOPE_OF else "NULL::text"
+            gone = self.db.query(
+                f"DELETE FROM {table} t WHERE {where} RETURNING t.uuid, {owner} AS owner", params
+            )
             uuids = [r["uuid"] for r in gone]
+            owners = [r["owner"] for r in gone]
             if uuids:
                 self.db.execute(
-                    "DELETE FROM embeddings WHERE kind = %s AND uuid = ANY(%s)", [table, uuids]
+                    "DELETE FROM embeddings e USING unnest(%s::text[], %s::text[]) AS g(u, o)"
+                    " WHERE e.kind = %s AND e.uuid = g.u AND (g.o IS NULL OR e.owner_uuid = g.o)",
+                    [uuids, owners, table],
                 )
                 self.db.execute(
-                    "DELETE FROM links WHERE kind = %s AND uuid = ANY(%s)", [table, uuids]
+                    "DELETE FROM links l USING unnest(%s::text[], %s::text[]) AS g(u, o)"
+                    " WHERE l.kind = %s AND l.uuid = g.u AND (g.o IS NULL OR l.graph_uuid = g.o)",
+                    [uuids, owners, table],
                 )
                 if kind is Episode:
                     self.db.execute("DELETE FROM links WHERE episode_uuid = ANY(%s)", [uuids])

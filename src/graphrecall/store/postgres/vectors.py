@@ -36,10 +36,11 @@ class Vectors:
     ) -> None:
         table = rowmap.table(kind)
         with self.db.transaction():
-            # One vector per record, whichever owner it was stored under before.
+            # One vector per record of the owner: a memory's id is unique in its space
+            # only, so another space's memory of the same id keeps its own.
             self.db.execute(
-                "DELETE FROM embeddings WHERE kind = %s AND uuid = ANY(%s)",
-                [table, [uuid for uuid, _ in items]],
+                "DELETE FROM embeddings WHERE owner_uuid = %s AND kind = %s AND uuid = ANY(%s)",
+                [owner_uuid, table, [uuid for uuid, _ in items]],
             )
             self.db.executemany(
                 "INSERT INTO embeddings (kind, owner_uuid, uuid, embedding)"

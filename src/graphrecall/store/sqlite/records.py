@@ -8,6 +8,7 @@ from typing import Any, get_args
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import ApiKey, Episode, Page, PageRequest, Record
 from graphrecall.domain.predicates import Predicate
+from graphrecall.domain.scopes import SCOPE_OF, owner_field
 from graphrecall.store import keyset as keysets
 from graphrecall.store.base import R, Scope
 from graphrecall.store.sqlite import rows as rowmap
@@ -47,11 +48,15 @@ class Records:
         if not row:
             return
         assignments = ",".join(f"{col} = ?" for col in row)
+        where, params = "uuid = ?", [uuid]
+        if (tenant := tenant_field(type(record))) is not None:
+            # A memory's id is unique in its space only (migration 18).
+            where, params = f"uuid = ? AND {tenant} = ?", [uuid, getattr(record, tenant)]
         with self.db.transaction():
             self._graphs.edges_changed([record])
             self.db.conn.execute(
-                f"UPDATE {rowmap.table(type(record))} SET {assignments} WHERE uuid = ?",
-                [*row.values(), uuid],
+                f"UPDATE {rowmap.table(type(record))} SET {assignments} WHERE {where}",
+                [*row.values(), *params],
             )
 
     def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None:
@@ -117,25 +122,36 @@ class Records:
         table = rowmap.table(kind)
         with self.db.transaction():
             self._graphs.all_changed()  # deleting any record may cascade to edges
-            uuids = [
-                r[0]
-                for r in self.db.conn.execute(f"SELECT uuid FROM {table} t WHERE {where}", params)
-            ]
-            for start in range(0, len(uuids), 500):
-                chunk = uuids[start : start + 500]
+            # By rowid, and a record's vectors and links by its owner too: a memory's id
+            # is unique in its space only (migration 18), so another space's may match.
+            tenant = tenant_field(kind)
+            owner = f"t.{tenant}" if tenant is not None else "NULL"
+            found = self.db.conn.execute(
+                f"SELECT t.rowid, t.uuid, {owner} FROM {table} t WHERE {where}", params
+            ).fetchall()
+            uuids = [r[1] for r in found]
+            for start in range(0, len(found), 500):
+                chunk = found[start : start + 500]
                 marks = ",".join("?" * len(chunk))
-                self.db.conn.execute(f"DELETE FROM {table} WHERE uuid IN ({marks})", chunk)
                 self.db.conn.execute(
-                    f"DELETE FROM embeddings WHERE kind = ? AND uuid IN ({marks})",
-                    [table, *chunk],
+                    f"DELETE FROM {table} WHERE rowid IN ({marks})", [r[0] for r in chunk]
                 )
-                self.db.conn.execute(
-                    f"DELETE FROM links WHERE kind = ? AND uuid IN ({marks})", [table, *chunk]
-                )
-                if kind is Episode:
+                for owner_uuid, ids in _by_owner(chunk).items():
+                    marks = ",".join("?" * len(ids))
+                    also = "" if owner_uuid is None else " AND owner_uuid = ?"
                     self.db.conn.execute(
-                        f"DELETE FROM links WHERE episode_uuid IN ({marks})", chunk
+                        f"DELETE FROM embeddings WHERE kind = ? AND uuid IN ({marks}){also}",
+                        [table, *ids, *([] if owner_uuid is None else [owner_uuid])],
                     )
+                    also = "" if owner_uuid is None else " AND graph_uuid = ?"
+                    self.db.conn.execute(
+                        f"DELETE FROM links WHERE kind = ? AND uuid IN ({marks}){also}",
+                        [table, *ids, *([] if owner_uuid is None else [owner_uuid])],
+                    )
+                if kind is Episode:
+                    ids = [r[1] for r in chunk]
+                    marks = ",".join("?" * len(ids))
+                    self.db.conn.execute(f"DELETE FROM links WHERE episode_uuid IN ({marks})", ids)
             if uuids:
                 self._vectors_removed(table)
         return len(uuids)
@@ -202,3 +218,16 @@ class Records:
             "SELECT * FROM api_keys t WHERE key_hash = ? AND revoked_at IS NULL", [key_hash]
         )
         return rowmap.from_row(ApiKey, rows[0]) if rows else None
+
+
+def tenant_field(kind: type[Record]) -> str | None:
+    """The column a searchable kind's ids are unique within (its owner), else None."""
+    return owner_field(kind) if kind in SCOPE_OF else None
+
+
+def _by_owner(rows: Sequence[Any]) -> dict[str | None, list[str]]:
+    """(rowid, uuid, owner) rows -> the uuids of each owner."""
+    out: dict[str | None, list[str]] = {}
+    for _, uuid, owner in rows:
+        out.setdefault(owner, []).append(uuid)
+    return out

@@ -434,4 +434,48 @@ MIGRATIONS: list[str] = [
     ALTER TABLE tasks ADD COLUMN lease_owner TEXT;
     ALTER TABLE tasks ADD COLUMN lease_expires REAL;
     """,
+    # 18: a memory's id is unique in its space, not across every tenant: another space's
+    # id is answered as a fresh one would be (a global key made ``memory.create`` an
+    # oracle for ids in use elsewhere, issue 25). The table is rebuilt with its rowids, so
+    # the full-text index (external content, by rowid) and its change log stay valid; a
+    # vector is keyed by its owner too. The audit log's lookup of a memory is per space.
+    """
+    DROP TRIGGER memories_fts_insert;
+    DROP TRIGGER memories_fts_delete;
+    DROP TRIGGER memories_fts_update;
+    CREATE TABLE memories_v18 (
+        uuid TEXT NOT NULL, space_uuid TEXT NOT NULL, content TEXT NOT NULL,
+        meta TEXT NOT NULL, tree TEXT NOT NULL, name TEXT,
+        temporal_start TEXT, temporal_end TEXT, version INTEGER NOT NULL,
+        version_hash TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT
+    );
+    INSERT INTO memories_v18 (rowid, uuid, space_uuid, content, meta, tree, name,
+        temporal_start, temporal_end, version, version_hash, created_at, updated_at)
+        SELECT rowid, uuid, space_uuid, content, meta, tree, name, temporal_start,
+        temporal_end, version, version_hash, created_at, updated_at FROM memories;
+    DROP TABLE memories;
+    ALTER TABLE memories_v18 RENAME TO memories;
+    CREATE UNIQUE INDEX memories_space ON memories(space_uuid, uuid);
+    CREATE INDEX memories_tree ON memories(space_uuid, tree);
+    CREATE INDEX memories_temporal ON memories(space_uuid, temporal_start, temporal_end)
+        WHERE temporal_start IS NOT NULL;
+    CREATE UNIQUE INDEX memories_name ON memories(space_uuid, tree, name)
+        WHERE name IS NOT NULL;
+    CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts(rowid, content) VALUES (new.rowid, new.content);
+    END;
+    CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, content)
+    VALUES ('delete', old.rowid, old.content);
+    END;
+    CREATE TRIGGER memories_fts_update AFTER UPDATE OF content ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, content)
+    VALUES ('delete', old.rowid, old.content);
+    INSERT INTO memories_fts(rowid, content) VALUES (new.rowid, new.content);
+    END;
+    DROP INDEX embeddings_key;
+    CREATE UNIQUE INDEX embeddings_key ON embeddings(kind, uuid, owner_uuid);
+    DROP INDEX memory_events_memory;
+    CREATE INDEX memory_events_memory ON memory_events(space_uuid, memory_uuid, version);
+    """,
 ]
