@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 from zep_cloud import AddMessage
 
+from tests import pg_server
 from tests.conftest import Server, wait_for_task
 
 MAX_MESSAGES = 40
@@ -22,10 +25,19 @@ SENTENCES = [
 ]
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def crash_db(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """The database both servers open: a file, or a schema of its own on the throw-away
+    PostgreSQL server (``tests/pg_server.py``) that outlives the killed process."""
+    if request.param == "postgresql":
+        return pg_server.with_schema(pg_server.server_url(), f"crash{uuid.uuid4().hex}")
+    return tmp_path / "crash.db"
+
+
 def test_kill_9_during_ingestion_loses_and_duplicates_nothing(
-    make_server: Callable[..., Server], tmp_path: Path
+    make_server: Callable[..., Server], crash_db: Path | str
 ) -> None:
-    db = tmp_path / "crash.db"
+    db = crash_db
     first = make_server(db)
     zep = first.client()
     user = zep.user.create(user_id="crash-user", first_name="Alice")
