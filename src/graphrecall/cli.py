@@ -80,8 +80,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from graphrecall import runtime
     from graphrecall.api.app import create_app
-    from graphrecall.api.server import uvicorn_options
+    from graphrecall.api.server import share_interpreter, uvicorn_options
 
+    share_interpreter()
     settings = _settings(args)
     _configure_logging(settings)
     sock = _bind(settings)
@@ -299,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench_memory_cmd.set_defaults(func=bench_memory.run)
     from graphrecall.bench import graphiti as bench_graphiti
     from graphrecall.bench import ingest as bench_ingest
+    from graphrecall.bench import isolation as bench_isolation
     from graphrecall.bench import locomo as bench_locomo
     from graphrecall.bench import scale as bench_scale
 
@@ -309,6 +311,11 @@ def build_parser() -> argparse.ArgumentParser:
             "graphiti",
             bench_graphiti,
             "Graphiti (optional extra) side by side: hybrid edge search latency and hit@10",
+        ),
+        (
+            "isolation",
+            bench_isolation,
+            "one tenant's worst-case regex searches: the delay they add to another tenant",
         ),
         (
             "scale",

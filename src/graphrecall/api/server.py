@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -85,3 +86,16 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "timeout_keep_alive": settings.http_keep_alive_timeout,
         "limit_concurrency": settings.http_max_connections,
     }
+
+
+# How long a thread that wants the interpreter lock waits before the holder must hand it
+# over (Python's default: 5 ms). A cheap request takes and gives back the lock a dozen
+# times or more (each SQLite call, each hop between the event loop and a worker thread);
+# while another tenant's search keeps the lock busy it waited up to the whole interval at
+# each, ~100 ms a request at 5 ms (bench isolation, docs/security.md).
+SWITCH_INTERVAL_S = 0.0005
+
+
+def share_interpreter() -> None:
+    """Make the interpreter lock change hands within SWITCH_INTERVAL_S (``serve``)."""
+    sys.setswitchinterval(SWITCH_INTERVAL_S)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from graphrecall.ml.cross_encoder import CrossEncoder
 from graphrecall.ml.embedder import Embedder
 from graphrecall.services.projects import RecentKeys
+from graphrecall.services.regex_gate import RegexGate
 from graphrecall.store.base import Store
 
 
@@ -20,3 +21,5 @@ class Context:
     cross_encoder: CrossEncoder | None = None
     # API keys that authenticated a moment ago (see RecentKeys).
     recent_keys: RecentKeys = field(default_factory=RecentKeys)
+    # How many searches with a caller's pattern each project runs at once (regex_gate.py).
+    regex_gate: RegexGate = field(default_factory=RegexGate)

@@ -95,6 +95,23 @@ def search(ctx: Context, caller: Caller, q: MemoryQuery) -> MemoryResults:
         grep_filter(q.grep) if q.grep else None,
     ]
     where = p.all_of([part for part in parts if part is not None])
+    if q.grep or q.meta_predicate is not None:
+        # Evaluated row by row under the interpreter lock: one such search per project at
+        # a time, so that no tenant's patterns take the process from the others.
+        param = "grep" if q.grep else "metaPredicate"
+        with ctx.regex_gate.slot(caller.space.project_uuid, param):
+            return _search(ctx, caller, q, semantic, fulltext, where)
+    return _search(ctx, caller, q, semantic, fulltext, where)
+
+
+def _search(
+    ctx: Context,
+    caller: Caller,
+    q: MemoryQuery,
+    semantic: str,
+    fulltext: str,
+    where: p.Predicate | None,
+) -> MemoryResults:
     scope = {"space_uuid": caller.space.uuid}
     if not semantic and not fulltext:
         # Browsing: newest (UUIDv7 = creation order) first unless asc; every result

@@ -325,9 +325,8 @@ def test_a_memory_id_is_unique_per_space_only(store: Store) -> None:
     mine = memory(a, "harbour lights of space a", uuid=shared)
     theirs = memory(b, "harbour fog of space b", uuid=shared)
     store.insert([mine, theirs])
-    with pytest.raises(Exception):  # noqa: B017 - the backend's own integrity error
-        with store.transaction():
-            store.insert([memory(a, "again", uuid=shared)])
+    with pytest.raises(Exception), store.transaction():  # noqa: B017 - the backend's error
+        store.insert([memory(a, "again", uuid=shared)])
     assert store.get(Memory, shared, {"space_uuid": a}) == mine
     assert store.get(Memory, shared, {"space_uuid": b}) == theirs
     store.update(mine.model_copy(update={"content": "harbour lights rewritten", "version": 2}))

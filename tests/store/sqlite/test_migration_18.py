@@ -4,6 +4,7 @@ its indexes intact, and then takes a second space's memory of the same id."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from graphrecall.store.sqlite.migrations import migrate
 
 STAMP = "2026-01-01T00:00:00.000000Z"
 SPACE, OTHER = "s-1", "s-2"
+ONE = (1, "h")  # an event's version and hash
 TEXTS = ["the harbour at dawn", "a mountain pass", "harbour fog and rain"]
 
 
@@ -23,13 +25,13 @@ def _write_at_17(conn: sqlite3.Connection) -> None:
         conn.execute(
             "INSERT INTO memories (uuid, space_uuid, content, meta, tree, name, temporal_start,"
             " temporal_end, version, version_hash, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            [f"m{i}", SPACE, text, '{"n": %d}' % i, "a.b", f"n{i}", STAMP, STAMP, 1, "h", STAMP],
+            [f"m{i}", SPACE, text, json.dumps({"n": i}), "a.b", f"n{i}", STAMP, STAMP, *ONE, STAMP],
         )
         conn.execute(
             "INSERT INTO memory_events (uuid, space_uuid, memory_uuid, at, operation,"
             " operation_id, cause, actor, content, meta, tree, version, version_hash)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [f"e{i}", SPACE, f"m{i}", STAMP, "insert", "op", "api", "{}", text, "{}", "a.b", 1, "h"],
+            [f"e{i}", SPACE, f"m{i}", STAMP, "insert", "op", "api", "{}", text, "{}", "a.b", *ONE],
         )
         vector = np.eye(3, dtype=np.float32)[i].tobytes()
         conn.execute(
@@ -68,8 +70,11 @@ def test_upgrading_from_17_keeps_memories_and_scopes_their_ids(tmp_path: Path) -
         assert store.get_embeddings(Memory, SPACE, ["m0", "m2"]).keys() == {"m0", "m2"}
         # Another space takes the same id; the first space's memory is untouched.
         theirs = Memory(
-            uuid="m0", space_uuid=OTHER, content="harbour of the other space",
-            version_hash="h", created_at=STAMP,
+            uuid="m0",
+            space_uuid=OTHER,
+            content="harbour of the other space",
+            version_hash="h",
+            created_at=STAMP,
         )
         store.insert([theirs])
         store.set_embeddings(Memory, OTHER, [("m0", np.ones(3, dtype=np.float32) / 3**0.5)])
