@@ -70,6 +70,11 @@ class RegexGate:
                     del self._running[project]
                 self._cond.notify_all()
 
+    def waiting(self, project: str) -> int:
+        """How many of ``project``'s searches wait for a slot now."""
+        with self._cond:
+            return self._waiting.get(project, 0)
+
     def _busy(self, param: str) -> RegexBusy:
         return RegexBusy(
             f"{param}: this project already has {self._running_max} search(es) with a"
