@@ -52,8 +52,7 @@ def test_a_project_runs_one_at_a_time_and_others_do_not_wait() -> None:
 
 def test_a_wait_past_its_limit_is_refused() -> None:
     gate = RegexGate(running=1, waiting=4, wait_s=0.05)
-    with gate.slot("a", "grep"), pytest.raises(RegexBusy):
-        with gate.slot("a", "grep"):
-            pass
+    with gate.slot("a", "grep"), pytest.raises(RegexBusy), gate.slot("a", "grep"):
+        pass
     with gate.slot("a", "grep"):  # the slot is free again
         pass
