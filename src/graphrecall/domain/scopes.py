@@ -204,6 +204,10 @@ SCOPES: dict[str, SearchScope] = {
 
 # The scope of each searchable kind.
 SCOPE_OF: dict[type[Record], SearchScope] = {s.kind: s for s in SCOPES.values()}
+# Kinds whose ids are unique within their tenant only, by that tenant field: a memory's
+# id is chosen by the client and another space may hold the same one (issue 25). A
+# backend keys their rows and vectors by (tenant, id); other records' ids are global.
+TENANT_KEYED: dict[type[Record], str] = {Memory: "space_uuid"}
 # The searchable tables (each has a lexical index).
 TEXT_TABLES: tuple[str, ...] = tuple(s.table for s in SCOPES.values())
 

@@ -10,7 +10,7 @@ from psycopg.types.json import Jsonb
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import ApiKey, Episode, Page, PageRequest, Record
 from graphrecall.domain.predicates import Predicate
-from graphrecall.domain.scopes import SCOPE_OF, owner_field
+from graphrecall.domain.scopes import SCOPE_OF, TENANT_KEYED
 from graphrecall.store import keyset as keysets
 from graphrecall.store.base import R, Scope
 from graphrecall.store.postgres import rows as rowmap
@@ -61,10 +61,9 @@ class Records:
         )
         for name in names:
             rowmap.field(kind, name)
-        # A searchable record's id is unique within its owner (a memory's in its space).
+        # A memory's id is unique within its space only (TENANT_KEYED).
         key, key_params = "uuid = %s", [record.uuid]
-        if kind in SCOPE_OF:
-            tenant = owner_field(kind)
+        if (tenant := TENANT_KEYED.get(kind)) is not None:
             key, key_params = f"uuid = %s AND {tenant} = %s", [record.uuid, getattr(record, tenant)]
         with self.db.transaction():
             if kind in SCOPE_OF:
@@ -147,9 +146,10 @@ class Records:
         where, params = rowmap.where(kind, scope)
         table = rowmap.table(kind)
         with self.db.transaction():
-            # Vectors and links by their owner too: a memory's id is unique in its space
-            # only, so another space's memory may share it.
-            owner = f"t.{owner_field(kind)}" if kind in SCOPE_OF else "NULL::text"
+            # A memory's vectors by its space too: its id is unique in its space only, so
+            # another space's memory may share it.
+            tenant = TENANT_KEYED.get(kind)
+            owner = f"t.{tenant}" if tenant is not None else "NULL::text"
             gone = self.db.query(
                 f"DELETE FROM {table} t WHERE {where} RETURNING t.uuid, {owner} AS owner", params
             )

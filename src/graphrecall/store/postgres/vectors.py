@@ -12,7 +12,7 @@ import numpy as np
 
 from graphrecall.domain.models import Record
 from graphrecall.domain.predicates import Predicate
-from graphrecall.domain.scopes import owner_field
+from graphrecall.domain.scopes import TENANT_KEYED, owner_field
 from graphrecall.store.base import Scope, Vector
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
@@ -36,12 +36,18 @@ class Vectors:
     ) -> None:
         table = rowmap.table(kind)
         with self.db.transaction():
-            # One vector per record of the owner: a memory's id is unique in its space
-            # only, so another space's memory of the same id keeps its own.
-            self.db.execute(
-                "DELETE FROM embeddings WHERE owner_uuid = %s AND kind = %s AND uuid = ANY(%s)",
-                [owner_uuid, table, [uuid for uuid, _ in items]],
-            )
+            # One vector per record, whichever owner it was stored under before; a
+            # memory's id is unique in its space only, so another space's keeps its own.
+            uuids = [uuid for uuid, _ in items]
+            if kind in TENANT_KEYED:
+                self.db.execute(
+                    "DELETE FROM embeddings WHERE owner_uuid = %s AND kind = %s AND uuid = ANY(%s)",
+                    [owner_uuid, table, uuids],
+                )
+            else:
+                self.db.execute(
+                    "DELETE FROM embeddings WHERE kind = %s AND uuid = ANY(%s)", [table, uuids]
+                )
             self.db.executemany(
                 "INSERT INTO embeddings (kind, owner_uuid, uuid, embedding)"
                 " VALUES (%s, %s, %s, %s::vector)",

@@ -8,7 +8,7 @@ from typing import Any, get_args
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import ApiKey, Episode, Page, PageRequest, Record
 from graphrecall.domain.predicates import Predicate
-from graphrecall.domain.scopes import SCOPE_OF, owner_field
+from graphrecall.domain.scopes import TENANT_KEYED
 from graphrecall.store import keyset as keysets
 from graphrecall.store.base import R, Scope
 from graphrecall.store.sqlite import rows as rowmap
@@ -122,8 +122,8 @@ class Records:
         table = rowmap.table(kind)
         with self.db.transaction():
             self._graphs.all_changed()  # deleting any record may cascade to edges
-            # By rowid, and a record's vectors and links by its owner too: a memory's id
-            # is unique in its space only (migration 18), so another space's may match.
+            # By rowid, and a memory's vectors by its space too: its id is unique in its
+            # space only (migration 18), so another space's memory may share it.
             tenant = tenant_field(kind)
             owner = f"t.{tenant}" if tenant is not None else "NULL"
             found = self.db.conn.execute(
@@ -221,8 +221,8 @@ class Records:
 
 
 def tenant_field(kind: type[Record]) -> str | None:
-    """The column a searchable kind's ids are unique within (its owner), else None."""
-    return owner_field(kind) if kind in SCOPE_OF else None
+    """The column a kind's ids are unique within, when they are not global."""
+    return TENANT_KEYED.get(kind)
 
 
 def _by_owner(rows: Sequence[Any]) -> dict[str | None, list[str]]:

@@ -15,7 +15,7 @@ import numpy.typing as npt
 
 from graphrecall.domain.models import Record
 from graphrecall.domain.predicates import Predicate
-from graphrecall.domain.scopes import owner_field
+from graphrecall.domain.scopes import TENANT_KEYED, owner_field
 from graphrecall.store.base import Scope, Vector
 from graphrecall.store.sqlite import rows as rowmap
 from graphrecall.store.sqlite.connection import Database
@@ -60,6 +60,17 @@ class Vectors:
         table = rowmap.table(kind)
         blobs = [(uuid, np.asarray(vec, dtype=np.float32).tobytes()) for uuid, vec in items]
         with self.db.transaction():
+            if kind not in TENANT_KEYED:
+                # One vector per record, whichever owner it was stored under before (the
+                # key is (kind, uuid, owner) since migration 18, for memories' sake).
+                for start in range(0, len(blobs), 500):
+                    chunk = [uuid for uuid, _ in blobs[start : start + 500]]
+                    marks = ",".join("?" * len(chunk))
+                    self.db.conn.execute(
+                        f"DELETE FROM embeddings WHERE kind = ? AND uuid IN ({marks})"
+                        " AND owner_uuid <> ?",
+                        [table, *chunk, owner_uuid],
+                    )
             self.db.conn.executemany(
                 "INSERT OR REPLACE INTO embeddings (kind, uuid, owner_uuid, vector)"
                 " VALUES (?, ?, ?, ?)",
