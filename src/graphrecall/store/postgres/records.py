@@ -12,13 +12,13 @@ from graphrecall.domain.models import ApiKey, Episode, Page, PageRequest, Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import SCOPE_OF
 from graphrecall.store import keyset as keysets
-from graphrecall.store.base import R, Scope
+from graphrecall.store.base import R, RecordRows, Scope
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
 from graphrecall.store.postgres.tokens import Tokenizer
 
 
-class Records:
+class Records(RecordRows):
     def __init__(self, db: Database, tokenizer: Tokenizer) -> None:
         self.db = db
         self._tokenizer = tokenizer

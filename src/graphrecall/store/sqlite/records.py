@@ -9,13 +9,13 @@ from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import ApiKey, Episode, Page, PageRequest, Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.store import keyset as keysets
-from graphrecall.store.base import R, Scope
+from graphrecall.store.base import R, RecordRows, Scope
 from graphrecall.store.sqlite import rows as rowmap
 from graphrecall.store.sqlite.connection import Database
 from graphrecall.store.sqlite.graph import Graphs
 
 
-class Records:
+class Records(RecordRows):
     def __init__(
         self, db: Database, graphs: Graphs, vectors_removed: Callable[[str], None]
     ) -> None:
