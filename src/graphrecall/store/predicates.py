@@ -1,21 +1,56 @@
 """Compiling :mod:`graphrecall.domain.predicates` to SQL, backend-neutral: the
-connectives, stored ranges and field checks. Each SQL backend compiles every other
+connectives, column tests, stored ranges and field checks. Each SQL backend compiles every other
 predicate in its own dialect (``sqlite/predicates.py``, ``postgres/predicates.py``)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from graphrecall.domain import predicates as p
 
 CMP = {"eq": "=", "gt": ">", "lt": "<", "gte": ">=", "lte": "<="}
 
+# (column, value or values, params) -> the clause; it appends its parameters.
+Clause = Callable[[str, Any, list[Any]], str]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The bits of a column test's SQL that differ between backends (scopes and
+    predicates alike)."""
+
+    mark: str  # the parameter placeholder
+    true: str
+    false: str
+    member: Clause  # column IN a non-empty list of values
+    equal: Clause  # column = a scalar value (a scope's)
+    distinct: str  # "is not", NULL-safe
+
+
+def column(col: str, op: str, value: Any, params: list[Any], dialect: Dialect) -> str:
+    """A column test (``p.Column``)."""
+    if op == "is_null":
+        return f"{col} IS NULL"
+    if op == "is_not_null":
+        return f"{col} IS NOT NULL"
+    if op == "in":
+        values = list(value)
+        if not values:
+            return dialect.false
+        return dialect.member(col, values, params)
+    params.append(value)
+    if op == "ne":
+        return f"{col} {dialect.distinct} {dialect.mark}"
+    return f"{col} {CMP[op]} {dialect.mark}"
+
 
 class SqlCompiler(ABC):
     """Compiles predicates for rows of ``table`` aliased as ``alias``."""
 
-    mark: ClassVar[str]  # the backend's parameter placeholder
+    dialect: ClassVar[Dialect]
 
     def __init__(self, table: str, columns: frozenset[str], alias: str = "t") -> None:
         self.table = table
@@ -37,6 +72,10 @@ class SqlCompiler(ABC):
             case p.Not(item):
                 # NOT of an unknown (NULL) comparison is unknown too, on both backends.
                 return f"(NOT {self._node(item, params)})"
+            case p.Nothing():
+                return self.dialect.false
+            case p.Column(field, op, value):
+                return column(f"{a}.{self._field(field)}", op, value, params, self.dialect)
             case p.InRange(start_field, end_field, op, start, end):
                 return in_range(
                     f"{a}.{self._field(start_field)}",
@@ -45,13 +84,14 @@ class SqlCompiler(ABC):
                     start,
                     end,
                     params,
-                    self.mark,
+                    self.dialect.mark,
                 )
         return self._leaf(pred, params)
 
     @abstractmethod
     def _leaf(self, pred: p.Predicate, params: list[Any]) -> str:
-        """Every predicate but the connectives and ranges, in the backend's dialect."""
+        """Every predicate but the connectives, column tests and ranges, in the
+        backend's dialect."""
 
     def _field(self, field: str) -> str:
         if field not in self.columns:

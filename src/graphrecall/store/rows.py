@@ -1,34 +1,21 @@
 """Records as SQL rows, backend-neutral: which fields hold JSON, and a scope (with a
 compiled predicate) as a WHERE clause over the table aliased ``t``. Each SQL backend
-supplies its :class:`Dialect` and its own row conversions (``sqlite/rows.py``,
-``postgres/rows.py``)."""
+supplies its ``Dialect`` (``store/predicates.py``) and its own row conversions
+(``sqlite/rows.py``, ``postgres/rows.py``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from graphrecall.domain.models import Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import TABLES
 from graphrecall.store.base import Scope
+from graphrecall.store.predicates import Dialect
 
 JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
 JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
-
-# (column, value or values, params) -> the clause; it appends its parameters.
-Clause = Callable[[str, Any, list[Any]], str]
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """The bits of a scope's SQL that differ between backends."""
-
-    true: str
-    false: str
-    member: Clause  # column IN a non-empty list of values
-    equal: Clause  # column = a scalar value
 
 
 def table(kind: type[Record]) -> str:

@@ -27,7 +27,7 @@ from psycopg.types.json import Jsonb
 from graphrecall.domain import jsonpath
 from graphrecall.domain import predicates as p
 from graphrecall.store.postgres.regex import to_are
-from graphrecall.store.predicates import CMP, SqlCompiler
+from graphrecall.store.predicates import CMP, Dialect, SqlCompiler
 
 # JSON items as SQLite's json_each lists them: an array's elements, an object's values,
 # a scalar itself (a JSON null too); a missing key, none.
@@ -39,10 +39,25 @@ _ITEMS = (
 )
 
 
+def _member(column: str, values: Any, params: list[Any]) -> str:
+    params.append(values)
+    return f"{column} = ANY(%s)"
+
+
+def _equal(column: str, value: Any, params: list[Any]) -> str:
+    params.append(value)
+    return f"{column} = %s"
+
+
+DIALECT = Dialect(
+    mark="%s", true="true", false="false", member=_member, equal=_equal, distinct="IS DISTINCT FROM"
+)
+
+
 class Compiler(SqlCompiler):
     """Compiles predicates for rows of ``table`` aliased as ``alias``."""
 
-    mark = "%s"
+    dialect = DIALECT
 
     def __init__(
         self, table: str, columns: frozenset[str], text_collation: str = "C", alias: str = "t"
@@ -54,10 +69,6 @@ class Compiler(SqlCompiler):
     def _leaf(self, pred: p.Predicate, params: list[Any]) -> str:
         a = self.alias
         match pred:
-            case p.Nothing():
-                return "false"
-            case p.Column(field, op, value):
-                return _column(f"{a}.{self._field(field)}", op, value, params)
             case p.JsonPath(field, key, op, value):
                 return _json(f"{a}.{self._field(field)}", key, op, value, params)
             case p.HasAnyLabel(labels):
@@ -135,23 +146,6 @@ class Compiler(SqlCompiler):
                 params.append(expression)
                 return f"coalesce({a}.{self._field(field)} @@ %s::jsonpath, false)"
         raise TypeError(f"unknown predicate {pred!r}")  # pragma: no cover
-
-
-def _column(col: str, op: str, value: Any, params: list[Any]) -> str:
-    if op == "is_null":
-        return f"{col} IS NULL"
-    if op == "is_not_null":
-        return f"{col} IS NOT NULL"
-    if op == "in":
-        values = list(value)
-        if not values:
-            return "false"
-        params.append(values)
-        return f"{col} = ANY(%s)"
-    params.append(value)
-    if op == "ne":
-        return f"{col} IS DISTINCT FROM %s"
-    return f"{col} {CMP[op]} %s"
 
 
 def _json(col: str, key: str, op: str, value: Any, params: list[Any]) -> str:

@@ -14,7 +14,7 @@ from graphrecall.domain.scopes import TABLES
 from graphrecall.store import rows as shared
 from graphrecall.store.base import R, Scope
 from graphrecall.store.postgres.connection import Database
-from graphrecall.store.postgres.predicates import Compiler
+from graphrecall.store.postgres.predicates import DIALECT, Compiler
 from graphrecall.store.rows import JSON_FIELDS
 from graphrecall.store.rows import table as table  # re-exported: rowmap.table(kind)
 
@@ -36,19 +36,6 @@ def to_row(record: Record) -> dict[str, Any]:
 
 def from_row(kind: type[R], row: dict[str, Any]) -> R:
     return kind.model_validate({name: row[name] for name in kind.model_fields})
-
-
-def _member(column: str, values: Any, params: list[Any]) -> str:
-    params.append(values)
-    return f"{column} = ANY(%s)"
-
-
-def _equal(column: str, value: Any, params: list[Any]) -> str:
-    params.append(value)
-    return f"{column} = %s"
-
-
-DIALECT = shared.Dialect(true="true", false="false", member=_member, equal=_equal)
 
 
 def where(

@@ -9,7 +9,7 @@ from typing import Any
 
 from graphrecall.domain import jsonpath, safe_regex, tree_match
 from graphrecall.domain import predicates as p
-from graphrecall.store.predicates import CMP, SqlCompiler
+from graphrecall.store.predicates import CMP, Dialect, SqlCompiler
 
 # A filter naming at most this many episodes, or uuids, allows few rows, found by index.
 BOUNDED_EPISODES = 100
@@ -33,18 +33,27 @@ def bounded(pred: p.Predicate | None) -> bool:
     return False
 
 
+def _member(column: str, values: Any, params: list[Any]) -> str:
+    params.extend(values)
+    return f"{column} IN ({','.join('?' * len(values))})"
+
+
+def _equal(column: str, value: Any, params: list[Any]) -> str:
+    params.append(int(value) if isinstance(value, bool) else value)
+    return f"{column} = ?"
+
+
+DIALECT = Dialect(mark="?", true="1", false="0", member=_member, equal=_equal, distinct="IS NOT")
+
+
 class Compiler(SqlCompiler):
     """Compiles predicates for rows of ``table`` aliased as ``alias``."""
 
-    mark = "?"
+    dialect = DIALECT
 
     def _leaf(self, pred: p.Predicate, params: list[Any]) -> str:
         a = self.alias
         match pred:
-            case p.Nothing():
-                return "0"
-            case p.Column(field, op, value):
-                return self._column(f"{a}.{self._field(field)}", op, value, params)
             case p.JsonPath(field, key, op, value):
                 return self._json(f"{a}.{self._field(field)}", key, op, value, params)
             case p.HasAnyLabel(labels):
@@ -107,23 +116,6 @@ class Compiler(SqlCompiler):
                 params.append(expression)
                 return f"gr_jsonpath(?, {a}.{self._field(field)})"
         raise TypeError(f"unknown predicate {pred!r}")  # pragma: no cover
-
-    @staticmethod
-    def _column(col: str, op: str, value: Any, params: list[Any]) -> str:
-        if op == "is_null":
-            return f"{col} IS NULL"
-        if op == "is_not_null":
-            return f"{col} IS NOT NULL"
-        if op == "in":
-            values = list(value)
-            if not values:
-                return "0"
-            params.extend(values)
-            return f"{col} IN ({_marks(values)})"
-        params.append(value)
-        if op == "ne":
-            return f"{col} IS NOT ?"
-        return f"{col} {CMP[op]} ?"
 
     @staticmethod
     def _json(col: str, key: str, op: str, value: Any, params: list[Any]) -> str:

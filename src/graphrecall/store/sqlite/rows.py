@@ -16,7 +16,7 @@ from graphrecall.store.base import R, Scope
 from graphrecall.store.rows import JSON_FIELDS
 from graphrecall.store.rows import table as table  # re-exported: rowmap.table(kind)
 from graphrecall.store.sqlite.connection import Database
-from graphrecall.store.sqlite.predicates import Compiler
+from graphrecall.store.sqlite.predicates import DIALECT, Compiler
 
 BOOL_FIELDS = frozenset({"processed", "disable_default_ontology"})
 
@@ -43,19 +43,6 @@ def from_row(kind: type[R], row: sqlite3.Row) -> R:
             value = bool(value)
         data[name] = value
     return kind.model_validate(data)
-
-
-def _member(column: str, values: Any, params: list[Any]) -> str:
-    params.extend(values)
-    return f"{column} IN ({','.join('?' * len(values))})"
-
-
-def _equal(column: str, value: Any, params: list[Any]) -> str:
-    params.append(int(value) if isinstance(value, bool) else value)
-    return f"{column} = ?"
-
-
-DIALECT = shared.Dialect(true="1", false="0", member=_member, equal=_equal)
 
 
 def where(
