@@ -28,20 +28,9 @@ Scope = Mapping[str, Any]
 Vector = npt.NDArray[np.float32]
 
 
-class Records(ABC):
-    """Every record kind: written, read, filtered, counted, paged; transactions."""
-
-    @abstractmethod
-    def close(self) -> None: ...
-
-    @abstractmethod
-    def transaction(self) -> AbstractContextManager[None]:
-        """All writes inside commit together or not at all. Nesting joins the outer one."""
-
-    def in_transaction(self) -> bool:
-        """Whether the calling thread is inside ``transaction()`` (work must then stay on
-        this thread: another one would wait for the transaction to end)."""
-        return False
+class RecordRows(ABC):
+    """Every record kind written, read, filtered, counted, paged; settings and API keys
+    (a backend's records part)."""
 
     @abstractmethod
     def insert(self, records: Sequence[Record]) -> None: ...
@@ -102,6 +91,17 @@ class Records(ABC):
         ``search`` is a case-insensitive substring matched against ``search_fields``."""
 
     @abstractmethod
+    def setting(self, key: str, default: str) -> str:
+        """Read a setting; on first read store ``default`` and return it."""
+
+    @abstractmethod
+    def find_api_key(self, key_hash: str) -> ApiKey | None: ...
+
+
+class GraphShape(ABC):
+    """The graph's shape: nodes by name, adjacency, degrees (a backend's graph part)."""
+
+    @abstractmethod
     def nodes_named(self, graph_uuid: str, name: str) -> list[Node]:
         """Nodes whose name equals ``name`` ignoring case, oldest first."""
 
@@ -119,12 +119,21 @@ class Records(ABC):
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
         """Count of live (unexpired) edges touching each node, both directions."""
 
-    @abstractmethod
-    def setting(self, key: str, default: str) -> str:
-        """Read a setting; on first read store ``default`` and return it."""
+
+class Records(RecordRows, GraphShape):
+    """Every record kind: written, read, filtered, counted, paged; transactions."""
 
     @abstractmethod
-    def find_api_key(self, key_hash: str) -> ApiKey | None: ...
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[None]:
+        """All writes inside commit together or not at all. Nesting joins the outer one."""
+
+    def in_transaction(self) -> bool:
+        """Whether the calling thread is inside ``transaction()`` (work must then stay on
+        this thread: another one would wait for the transaction to end)."""
+        return False
 
     def iter_all(self, kind: type[R], scope: Scope, batch: int = 500) -> Iterator[R]:
         page = PageRequest(page_size=batch, order="asc")

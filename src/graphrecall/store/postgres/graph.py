@@ -7,11 +7,12 @@ from collections.abc import Sequence
 
 from graphrecall.domain.models import Node, Record
 from graphrecall.store.adjacency import Adjacency
+from graphrecall.store.base import GraphShape, Provenance
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
 
 
-class Graphs:
+class Graphs(GraphShape):
     def __init__(self, db: Database) -> None:
         self.db = db
 
@@ -56,7 +57,7 @@ class Graphs:
         return degrees
 
 
-class Links:
+class Links(Provenance):
     def __init__(self, db: Database) -> None:
         self.db = db
 

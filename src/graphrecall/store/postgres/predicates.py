@@ -27,8 +27,8 @@ from psycopg.types.json import Jsonb
 from graphrecall.domain import jsonpath
 from graphrecall.domain import predicates as p
 from graphrecall.store.postgres.regex import to_are
+from graphrecall.store.predicates import CMP, Dialect, SqlCompiler
 
-_CMP = {"eq": "=", "gt": ">", "lt": "<", "gte": ">=", "lte": "<="}
 # JSON items as SQLite's json_each lists them: an array's elements, an object's values,
 # a scalar itself (a JSON null too); a missing key, none.
 _ITEMS = (
@@ -39,37 +39,36 @@ _ITEMS = (
 )
 
 
-class Compiler:
+def _member(column: str, values: Any, params: list[Any]) -> str:
+    params.append(values)
+    return f"{column} = ANY(%s)"
+
+
+def _equal(column: str, value: Any, params: list[Any]) -> str:
+    params.append(value)
+    return f"{column} = %s"
+
+
+DIALECT = Dialect(
+    mark="%s", true="true", false="false", member=_member, equal=_equal, distinct="IS DISTINCT FROM"
+)
+
+
+class Compiler(SqlCompiler):
     """Compiles predicates for rows of ``table`` aliased as ``alias``."""
+
+    dialect = DIALECT
 
     def __init__(
         self, table: str, columns: frozenset[str], text_collation: str = "C", alias: str = "t"
     ) -> None:
-        self.table = table
-        self.columns = columns
-        self.alias = alias
+        super().__init__(table, columns, alias)
         # Where a regex's \w, \s, [[:alpha:]] and case folding look characters up.
         self.text_collation = text_collation
 
-    def compile(self, pred: p.Predicate) -> tuple[str, list[Any]]:
-        params: list[Any] = []
-        sql = self._node(pred, params)
-        return sql, params
-
-    def _node(self, pred: p.Predicate, params: list[Any]) -> str:
+    def _leaf(self, pred: p.Predicate, params: list[Any]) -> str:
         a = self.alias
         match pred:
-            case p.And(items):
-                return "(" + " AND ".join(self._node(i, params) for i in items) + ")"
-            case p.Or(items):
-                return "(" + " OR ".join(self._node(i, params) for i in items) + ")"
-            case p.Not(item):
-                # SQLite's NOT of an unknown (NULL) comparison is unknown too.
-                return f"(NOT {self._node(item, params)})"
-            case p.Nothing():
-                return "false"
-            case p.Column(field, op, value):
-                return _column(f"{a}.{self._field(field)}", op, value, params)
             case p.JsonPath(field, key, op, value):
                 return _json(f"{a}.{self._field(field)}", key, op, value, params)
             case p.HasAnyLabel(labels):
@@ -134,15 +133,6 @@ class Compiler:
                 ]
                 params.append(Jsonb(encoded))
                 return f"gr_tree_match(%s, {a}.{self._field(field)})"
-            case p.InRange(start_field, end_field, op, start, end):
-                return _in_range(
-                    f"{a}.{self._field(start_field)}",
-                    f"{a}.{self._field(end_field)}",
-                    op,
-                    start,
-                    end,
-                    params,
-                )
             case p.JsonContains(field, value):
                 col = f"{a}.{self._field(field)}"
                 params.append(Jsonb(value))
@@ -156,28 +146,6 @@ class Compiler:
                 params.append(expression)
                 return f"coalesce({a}.{self._field(field)} @@ %s::jsonpath, false)"
         raise TypeError(f"unknown predicate {pred!r}")  # pragma: no cover
-
-    def _field(self, field: str) -> str:
-        if field not in self.columns:
-            raise ValueError(f"{self.table} has no field {field!r}")
-        return field
-
-
-def _column(col: str, op: str, value: Any, params: list[Any]) -> str:
-    if op == "is_null":
-        return f"{col} IS NULL"
-    if op == "is_not_null":
-        return f"{col} IS NOT NULL"
-    if op == "in":
-        values = list(value)
-        if not values:
-            return "false"
-        params.append(values)
-        return f"{col} = ANY(%s)"
-    params.append(value)
-    if op == "ne":
-        return f"{col} IS DISTINCT FROM %s"
-    return f"{col} {_CMP[op]} %s"
 
 
 def _json(col: str, key: str, op: str, value: Any, params: list[Any]) -> str:
@@ -202,7 +170,7 @@ def _json(col: str, key: str, op: str, value: Any, params: list[Any]) -> str:
 def _typed(op: str, value: Any, params: list[Any]) -> str:
     """``v op value`` between values of one kind, as SQLite compares json_each's values
     (a boolean is the integer 0 or 1 there; text compares byte by byte)."""
-    cmp = _CMP[op]
+    cmp = CMP[op]
     if isinstance(value, bool):
         params.extend([int(value), int(value)])
         # CASE, not AND: PostgreSQL may evaluate a cast before the type test beside it.
@@ -220,22 +188,3 @@ def _typed(op: str, value: Any, params: list[Any]) -> str:
         return "false"  # SQLite's comparison with NULL is never true
     params.append(value)
     return f"(jsonb_typeof(v) = 'string' AND (v #>> '{{}}') COLLATE \"C\" {cmp} %s)"
-
-
-def _in_range(s: str, e: str, op: str, start: str, end: str | None, params: list[Any]) -> str:
-    """A stored range is the point [s, s] when s = e, else the half-open [s, e)."""
-    point = f"{s} = {e}"
-    if op == "contains":
-        params.extend([start, start, start])
-        return f"({s} <= %s AND (%s < {e} OR ({point} AND {s} = %s)))"
-    if op == "overlaps":
-        params.extend([end, start, start])
-        return f"({s} < %s AND ({e} > %s OR ({point} AND {s} >= %s)))"
-    if op == "within":
-        params.extend([start, end, end])
-        return f"({s} >= %s AND (({s} < {e} AND {e} <= %s) OR ({point} AND {s} < %s)))"
-    if op == "before":
-        params.extend([start, start])
-        return f"(({s} < {e} AND {e} <= %s) OR ({point} AND {s} < %s))"
-    params.append(start)
-    return f"({s} > %s)"

@@ -1,11 +1,11 @@
-"""The task queue on PostgreSQL, with the SQLite backend's lease semantics
-(``store/sqlite/queue.py``): claiming runs under a lease, renewing, finishing. Each
-function runs inside the store's write transaction; the pending rows a claim takes are
-locked ``FOR UPDATE SKIP LOCKED``, so two workers never claim the same task."""
+"""The task queue's statements on PostgreSQL (the claiming logic: ``store/queue.py``).
+Each runs inside the store's write transaction; the pending rows a claim takes are locked
+``FOR UPDATE SKIP LOCKED``, so two workers never claim the same task."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 
 from psycopg.types.json import Jsonb
 
@@ -13,91 +13,56 @@ from graphrecall.domain import clock
 from graphrecall.domain.models import Task
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
-
-SCAN = 1000  # pending tasks looked at per claim
-
-
-def requeue_expired(db: Database, now: float) -> int:
-    """Tasks whose lease ran out go back to ``pending``; returns how many."""
-    return db.execute(
-        "UPDATE tasks SET status = 'pending', lease_owner = NULL, lease_expires = NULL,"
-        " updated_at = %s WHERE status = 'processing'"
-        " AND (lease_expires IS NULL OR lease_expires < %s)",
-        [clock.now(), now],
-    )
+from graphrecall.store.queue import LeasedQueue
 
 
-def claim_run(
-    db: Database,
-    *,
-    owner: str,
-    now: float,
-    lease_seconds: float,
-    batchable: frozenset[str],
-    max_tasks: int,
-    max_episodes: int,
-) -> list[Task]:
-    requeue_expired(db, now)
-    busy = {
-        r["graph_uuid"]
-        for r in db.query("SELECT DISTINCT graph_uuid FROM tasks WHERE status = 'processing'")
-    }
-    pending = [
-        rowmap.from_row(Task, r)
-        for r in db.query(
-            "SELECT * FROM tasks WHERE status = 'pending' ORDER BY created_at, uuid"
-            " LIMIT %s FOR UPDATE SKIP LOCKED",
-            [SCAN],
+class PostgresQueue(LeasedQueue):
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def _transaction(self) -> AbstractContextManager[None]:
+        return self.db.transaction()
+
+    def _requeue(self, now: float) -> int:
+        return self.db.execute(
+            "UPDATE tasks SET status = 'pending', lease_owner = NULL, lease_expires = NULL,"
+            " updated_at = %s WHERE status = 'processing'"
+            " AND (lease_expires IS NULL OR lease_expires < %s)",
+            [clock.now(), now],
         )
-    ]
-    first = next((i for i, t in enumerate(pending) if t.graph_uuid not in busy), None)
-    if first is None:
-        return []
-    head = pending[first]
-    run = [head]
-    if head.type in batchable and head.graph_uuid is not None:
-        episodes = len(head.payload.get("episodes", []))
-        for task in pending[first + 1 :]:
-            if task.graph_uuid != head.graph_uuid:
-                continue
-            size = len(task.payload.get("episodes", []))
-            if (
-                task.type not in batchable
-                or len(run) >= max_tasks
-                or episodes + size > max_episodes
-            ):
-                break  # the graph's order: nothing after a task that is not taken
-            run.append(task)
-            episodes += size
-    stamp = clock.now()
-    db.executemany(
-        "UPDATE tasks SET status = 'processing', started_at = %s, updated_at = %s,"
-        " lease_owner = %s, lease_expires = %s WHERE uuid = %s AND status = 'pending'",
-        [(stamp, stamp, owner, now + lease_seconds, t.uuid) for t in run],
-    )
-    return [
-        t.model_copy(update={"status": "processing", "started_at": stamp, "updated_at": stamp})
-        for t in run
-    ]
 
+    def _busy_graphs(self) -> set[str | None]:
+        sql = "SELECT DISTINCT graph_uuid FROM tasks WHERE status = 'processing'"
+        return {r["graph_uuid"] for r in self.db.query(sql)}
 
-def renew(
-    db: Database, owner: str, uuids: Sequence[str], *, now: float, lease_seconds: float
-) -> list[str]:
-    if not uuids:
-        return []
-    rows = db.query(
-        "UPDATE tasks SET lease_expires = %s WHERE uuid = ANY(%s)"
-        " AND status = 'processing' AND lease_owner = %s RETURNING uuid",
-        [now + lease_seconds, list(uuids), owner],
-    )
-    held = {r["uuid"] for r in rows}
-    return [u for u in uuids if u in held]
+    def _pending(self, limit: int) -> list[Task]:
+        return [
+            rowmap.from_row(Task, r)
+            for r in self.db.query(
+                "SELECT * FROM tasks WHERE status = 'pending' ORDER BY created_at, uuid"
+                " LIMIT %s FOR UPDATE SKIP LOCKED",
+                [limit],
+            )
+        ]
 
+    def _mark(self, run: Sequence[Task], owner: str, stamp: str, expires: float) -> None:
+        self.db.executemany(
+            "UPDATE tasks SET status = 'processing', started_at = %s, updated_at = %s,"
+            " lease_owner = %s, lease_expires = %s WHERE uuid = %s AND status = 'pending'",
+            [(stamp, stamp, owner, expires, t.uuid) for t in run],
+        )
 
-def finish(db: Database, task: Task, owner: str) -> bool:
-    return (
-        db.execute(
+    def _renew(self, owner: str, uuids: Sequence[str], expires: float) -> list[str]:
+        rows = self.db.query(
+            "UPDATE tasks SET lease_expires = %s WHERE uuid = ANY(%s)"
+            " AND status = 'processing' AND lease_owner = %s RETURNING uuid",
+            [expires, list(uuids), owner],
+        )
+        held = {r["uuid"] for r in rows}
+        return [u for u in uuids if u in held]
+
+    def _finish(self, task: Task, owner: str) -> bool:
+        updated = self.db.execute(
             "UPDATE tasks SET status = %s, stage = %s, result = %s, error = %s,"
             " updated_at = %s, completed_at = %s, lease_owner = NULL, lease_expires = NULL"
             " WHERE uuid = %s AND status = 'processing' AND lease_owner = %s",
@@ -112,5 +77,4 @@ def finish(db: Database, task: Task, owner: str) -> bool:
                 owner,
             ],
         )
-        == 1
-    )
+        return updated == 1

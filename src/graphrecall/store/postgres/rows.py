@@ -1,4 +1,5 @@
-"""Records as PostgreSQL rows, and scopes and predicates as SQL."""
+"""Records as PostgreSQL rows, and scopes and predicates as SQL (the shared part:
+``store/rows.py``)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,12 @@ from psycopg.types.json import Jsonb
 from graphrecall.domain.models import Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import TABLES
+from graphrecall.store import rows as shared
 from graphrecall.store.base import R, Scope
 from graphrecall.store.postgres.connection import Database
-from graphrecall.store.postgres.predicates import Compiler
-
-JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
-JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
-
-
-def table(kind: type[Record]) -> str:
-    return TABLES[kind]
+from graphrecall.store.postgres.predicates import DIALECT, Compiler
+from graphrecall.store.rows import JSON_FIELDS
+from graphrecall.store.rows import table as table  # re-exported: rowmap.table(kind)
 
 
 def columns(kind: type[Record]) -> str:
@@ -49,35 +46,8 @@ def where(
 ) -> tuple[str, list[Any]]:
     """SQL (over the table aliased ``t``) and its parameters for ``scope`` and
     ``predicate`` (regexes classify characters in ``text_collation``)."""
-    sql, params = scoped(kind, scope)
-    if predicate is not None:
-        compiler = Compiler(TABLES[kind], frozenset(kind.model_fields), text_collation)
-        pred_sql, pred_params = compiler.compile(predicate)
-        sql = f"{sql} AND {pred_sql}"
-        params += pred_params
-    return sql, params
-
-
-def scoped(kind: type[Record], scope: Scope) -> tuple[str, list[Any]]:
-    fields = kind.model_fields
-    clauses: list[str] = []
-    params: list[Any] = []
-    for key, value in scope.items():
-        if key not in fields:
-            raise ValueError(f"{kind.__name__} has no field {key!r}")
-        if value is None:
-            clauses.append(f"t.{key} IS NULL")
-        elif isinstance(value, list | tuple | set | frozenset):
-            values = list(value)
-            if not values:
-                clauses.append("false")
-                continue
-            clauses.append(f"t.{key} = ANY(%s)")
-            params.append(values)
-        else:
-            clauses.append(f"t.{key} = %s")
-            params.append(value)
-    return (" AND ".join(clauses) or "true"), params
+    compiler = Compiler(TABLES[kind], frozenset(kind.model_fields), text_collation)
+    return shared.where(kind, scope, predicate, DIALECT, compiler.compile)
 
 
 def passing(

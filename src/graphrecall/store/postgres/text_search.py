@@ -24,7 +24,7 @@ import numpy as np
 from graphrecall.domain.models import Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import SCOPE_OF, STANDARD_BM25, Bm25
-from graphrecall.store.base import Scope
+from graphrecall.store.base import LexicalSearch, Scope
 from graphrecall.store.lexical import bm25 as lexical_bm25
 from graphrecall.store.lexical import plan as lexical_plan
 from graphrecall.store.postgres import rows as rowmap
@@ -44,7 +44,7 @@ def any_of(phrases: Sequence[Phrase]) -> str:
     return " | ".join("(" + " & ".join(_lexeme(t) for t in p) + ")" for p in phrases)
 
 
-class TextSearch:
+class TextSearch(LexicalSearch):
     def __init__(self, db: Database, tokenizer: Tokenizer) -> None:
         self.db = db
         self._tokenizer = tokenizer

@@ -13,6 +13,7 @@ import numpy as np
 from graphrecall.domain.models import Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import TENANT_KEYED, owner_field
+from graphrecall.store import base
 from graphrecall.store.base import Scope, Vector
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
@@ -27,7 +28,7 @@ def from_text(text: str) -> Vector:
     return np.array([float(x) for x in text[1:-1].split(",")], dtype=np.float32)
 
 
-class Vectors:
+class Vectors(base.Vectors):
     def __init__(self, db: Database) -> None:
         self.db = db
 

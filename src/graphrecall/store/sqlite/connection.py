@@ -116,6 +116,11 @@ class Database:
         with self.lock:
             return self.conn.execute(sql, params).fetchall()
 
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """A write on the main connection; how many rows it changed."""
+        with self.lock:
+            return self.conn.execute(sql, params).rowcount
+
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         """A read that runs beside other threads' reads, on a pooled read-only connection:
         committed data (WAL), without waiting for the main connection. A thread inside a

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from graphrecall.domain.models import Edge, Node, Record
 from graphrecall.store.adjacency import Adjacency
+from graphrecall.store.base import GraphShape
 from graphrecall.store.sqlite import rows as rowmap
 from graphrecall.store.sqlite.connection import Database
 
@@ -15,7 +16,7 @@ from graphrecall.store.sqlite.connection import Database
 ADJACENCY_CACHE_GRAPHS = 64
 
 
-class Graphs:
+class Graphs(GraphShape):
     def __init__(self, db: Database) -> None:
         self.db = db
         # Adjacency per graph, valid while its edge version is unchanged.

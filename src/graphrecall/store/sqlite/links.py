@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphrecall.domain.models import Record
-from graphrecall.store.base import R
+from graphrecall.store.base import Provenance, R
 from graphrecall.store.sqlite import rows as rowmap
 from graphrecall.store.sqlite.connection import Database
 
 
-class Links:
+class Links(Provenance):
     def __init__(self, db: Database) -> None:
         self.db = db
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from graphrecall.domain import jsonpath, safe_regex, tree_match
 from graphrecall.domain import predicates as p
+from graphrecall.store.predicates import CMP, Dialect, SqlCompiler
 
-_CMP = {"eq": "=", "gt": ">", "lt": "<", "gte": ">=", "lte": "<="}
 # A filter naming at most this many episodes, or uuids, allows few rows, found by index.
 BOUNDED_EPISODES = 100
 BOUNDED_UUIDS = 1_000
@@ -33,33 +33,27 @@ def bounded(pred: p.Predicate | None) -> bool:
     return False
 
 
-class Compiler:
+def _member(column: str, values: Any, params: list[Any]) -> str:
+    params.extend(values)
+    return f"{column} IN ({','.join('?' * len(values))})"
+
+
+def _equal(column: str, value: Any, params: list[Any]) -> str:
+    params.append(int(value) if isinstance(value, bool) else value)
+    return f"{column} = ?"
+
+
+DIALECT = Dialect(mark="?", true="1", false="0", member=_member, equal=_equal, distinct="IS NOT")
+
+
+class Compiler(SqlCompiler):
     """Compiles predicates for rows of ``table`` aliased as ``alias``."""
 
-    def __init__(self, table: str, columns: frozenset[str], alias: str = "t") -> None:
-        self.table = table
-        self.columns = columns
-        self.alias = alias
+    dialect = DIALECT
 
-    def compile(self, pred: p.Predicate) -> tuple[str, list[Any]]:
-        params: list[Any] = []
-        sql = self._node(pred, params)
-        return sql, params
-
-    # -- nodes -------------------------------------------------------------------------
-    def _node(self, pred: p.Predicate, params: list[Any]) -> str:
+    def _leaf(self, pred: p.Predicate, params: list[Any]) -> str:
         a = self.alias
         match pred:
-            case p.And(items):
-                return "(" + " AND ".join(self._node(i, params) for i in items) + ")"
-            case p.Or(items):
-                return "(" + " OR ".join(self._node(i, params) for i in items) + ")"
-            case p.Not(item):
-                return f"(NOT {self._node(item, params)})"
-            case p.Nothing():
-                return "0"
-            case p.Column(field, op, value):
-                return self._column(f"{a}.{self._field(field)}", op, value, params)
             case p.JsonPath(field, key, op, value):
                 return self._json(f"{a}.{self._field(field)}", key, op, value, params)
             case p.HasAnyLabel(labels):
@@ -116,43 +110,12 @@ class Compiler:
             case p.TreePattern(field, items):
                 params.append(tree_match.encode(items))
                 return f"gr_lquery(?, {a}.{self._field(field)})"
-            case p.InRange(start_field, end_field, op, start, end):
-                return _in_range(
-                    f"{a}.{self._field(start_field)}",
-                    f"{a}.{self._field(end_field)}",
-                    op,
-                    start,
-                    end,
-                    params,
-                )
             case p.JsonContains(field, value):
                 return _contains_sql(f"{a}.{self._field(field)}", value, params)
             case p.JsonPathMatch(field, expression):
                 params.append(expression)
                 return f"gr_jsonpath(?, {a}.{self._field(field)})"
         raise TypeError(f"unknown predicate {pred!r}")  # pragma: no cover
-
-    def _field(self, field: str) -> str:
-        if field not in self.columns:
-            raise ValueError(f"{self.table} has no field {field!r}")
-        return field
-
-    @staticmethod
-    def _column(col: str, op: str, value: Any, params: list[Any]) -> str:
-        if op == "is_null":
-            return f"{col} IS NULL"
-        if op == "is_not_null":
-            return f"{col} IS NOT NULL"
-        if op == "in":
-            values = list(value)
-            if not values:
-                return "0"
-            params.extend(values)
-            return f"{col} IN ({_marks(values)})"
-        params.append(value)
-        if op == "ne":
-            return f"{col} IS NOT ?"
-        return f"{col} {_CMP[op]} ?"
 
     @staticmethod
     def _json(col: str, key: str, op: str, value: Any, params: list[Any]) -> str:
@@ -174,7 +137,7 @@ class Compiler:
         typed = _type_guard(value)
         if op == "ne":
             return f"(NOT {each}{typed}j.value = ?))"
-        return each + f"{typed}j.value {_CMP[op]} ?)"
+        return each + f"{typed}j.value {CMP[op]} ?)"
 
 
 def _json_value(value: Any) -> Any:
@@ -196,25 +159,6 @@ def _marks(values: Any) -> str:
 
 def _glob_escape(text: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", text)
-
-
-def _in_range(s: str, e: str, op: str, start: str, end: str | None, params: list[Any]) -> str:
-    """A stored range is the point [s, s] when s = e, else the half-open [s, e)."""
-    point = f"{s} = {e}"
-    if op == "contains":
-        params.extend([start, start, start])
-        return f"({s} <= ? AND (? < {e} OR ({point} AND {s} = ?)))"
-    if op == "overlaps":
-        params.extend([end, start, start])
-        return f"({s} < ? AND ({e} > ? OR ({point} AND {s} >= ?)))"
-    if op == "within":
-        params.extend([start, end, end])
-        return f"({s} >= ? AND (({s} < {e} AND {e} <= ?) OR ({point} AND {s} < ?)))"
-    if op == "before":
-        params.extend([start, start])
-        return f"(({s} < {e} AND {e} <= ?) OR ({point} AND {s} < ?))"
-    params.append(start)
-    return f"({s} > ?)"
 
 
 def _contains_sql(col: str, value: Any, params: list[Any]) -> str:

@@ -1,145 +1,91 @@
-"""The task queue on SQLite: claiming runs under a lease, renewing, finishing.
+"""The task queue's statements on SQLite (the claiming logic: ``store/queue.py``).
 
-Each function takes the store's write connection and must run inside its ``BEGIN
-IMMEDIATE`` transaction (``SQLiteStore.transaction``): SQLite then lets no other
-connection, in this process or another, write between the read that picks the tasks and
-the update that marks them, so two workers never claim the same task.
-
-A claimed task holds a lease: ``lease_owner`` (the worker process) and ``lease_expires``
-(unix seconds). The owner renews it while it works; a task whose lease ran out (its worker
-was killed or hung) is put back to ``pending`` by the next claim, and only the lease's
-holder can record the task's end, so a worker that lost its lease cannot overwrite the
-work of the one that took the task over.
+Each runs inside the store's ``BEGIN IMMEDIATE`` transaction (``Database.transaction``):
+SQLite then lets no other connection, in this process or another, write between the read
+that picks the tasks and the update that marks them, so two workers never claim the same
+task.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 
 from graphrecall.domain import clock
 from graphrecall.domain.models import Task
-
-SCAN = 1000  # pending tasks looked at per claim
-
-ToTask = Callable[[sqlite3.Row], Task]
-
-
-def requeue_expired(conn: sqlite3.Connection, now: float) -> int:
-    """Tasks whose lease ran out go back to ``pending``; returns how many. A task left
-    ``processing`` by a version without leases (no expiry) counts as expired."""
-    cur = conn.execute(
-        "UPDATE tasks SET status = 'pending', lease_owner = NULL, lease_expires = NULL,"
-        " updated_at = ? WHERE status = 'processing'"
-        " AND (lease_expires IS NULL OR lease_expires < ?)",
-        [clock.now(), now],
-    )
-    return cur.rowcount
+from graphrecall.store.queue import LeasedQueue
+from graphrecall.store.sqlite import rows as rowmap
+from graphrecall.store.sqlite.connection import Database
 
 
-def claim_run(
-    conn: sqlite3.Connection,
-    to_task: ToTask,
-    *,
-    owner: str,
-    now: float,
-    lease_seconds: float,
-    batchable: frozenset[str],
-    max_tasks: int,
-    max_episodes: int,
-) -> list[Task]:
-    """Take the oldest pending task whose graph has no task in progress, and the same
-    graph's next pending tasks of a ``batchable`` type after it (in order, up to
-    ``max_tasks`` tasks and ``max_episodes`` episodes); mark them ``processing`` under
-    ``owner``'s lease. Empty when nothing can be taken now."""
-    requeue_expired(conn, now)
-    busy = {
-        row[0]
-        for row in conn.execute("SELECT DISTINCT graph_uuid FROM tasks WHERE status = 'processing'")
-    }
-    pending = [
-        to_task(row)
-        for row in conn.execute(
-            "SELECT * FROM tasks WHERE status = 'pending' ORDER BY created_at, uuid LIMIT ?",
-            [SCAN],
+class SQLiteQueue(LeasedQueue):
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def _transaction(self) -> AbstractContextManager[None]:
+        return self.db.transaction()
+
+    def _requeue(self, now: float) -> int:
+        cur = self.db.conn.execute(
+            "UPDATE tasks SET status = 'pending', lease_owner = NULL, lease_expires = NULL,"
+            " updated_at = ? WHERE status = 'processing'"
+            " AND (lease_expires IS NULL OR lease_expires < ?)",
+            [clock.now(), now],
         )
-    ]
-    first = next((i for i, t in enumerate(pending) if t.graph_uuid not in busy), None)
-    if first is None:
-        return []
-    head = pending[first]
-    run = [head]
-    if head.type in batchable and head.graph_uuid is not None:
-        episodes = len(head.payload.get("episodes", []))
-        for task in pending[first + 1 :]:
-            if task.graph_uuid != head.graph_uuid:
-                continue
-            size = len(task.payload.get("episodes", []))
-            if (
-                task.type not in batchable
-                or len(run) >= max_tasks
-                or episodes + size > max_episodes
-            ):
-                break  # the graph's order: nothing after a task that is not taken
-            run.append(task)
-            episodes += size
-    stamp = clock.now()
-    conn.executemany(
-        "UPDATE tasks SET status = 'processing', started_at = ?, updated_at = ?,"
-        " lease_owner = ?, lease_expires = ? WHERE uuid = ? AND status = 'pending'",
-        [(stamp, stamp, owner, now + lease_seconds, t.uuid) for t in run],
-    )
-    return [
-        t.model_copy(update={"status": "processing", "started_at": stamp, "updated_at": stamp})
-        for t in run
-    ]
+        return cur.rowcount
 
+    def _busy_graphs(self) -> set[str | None]:
+        sql = "SELECT DISTINCT graph_uuid FROM tasks WHERE status = 'processing'"
+        return {row[0] for row in self.db.conn.execute(sql)}
 
-def renew(
-    conn: sqlite3.Connection,
-    owner: str,
-    uuids: Sequence[str],
-    *,
-    now: float,
-    lease_seconds: float,
-) -> list[str]:
-    """Extend ``owner``'s leases on these tasks; returns the uuids it still holds."""
-    if not uuids:
-        return []
-    marks = ",".join("?" * len(uuids))
-    conn.execute(
-        f"UPDATE tasks SET lease_expires = ? WHERE uuid IN ({marks})"
-        " AND status = 'processing' AND lease_owner = ?",
-        [now + lease_seconds, *uuids, owner],
-    )
-    rows = conn.execute(
-        f"SELECT uuid FROM tasks WHERE uuid IN ({marks})"
-        " AND status = 'processing' AND lease_owner = ?",
-        [*uuids, owner],
-    ).fetchall()
-    return [row[0] for row in rows]
+    def _pending(self, limit: int) -> list[Task]:
+        return [
+            rowmap.from_row(Task, row)
+            for row in self.db.conn.execute(
+                "SELECT * FROM tasks WHERE status = 'pending' ORDER BY created_at, uuid LIMIT ?",
+                [limit],
+            )
+        ]
 
+    def _mark(self, run: Sequence[Task], owner: str, stamp: str, expires: float) -> None:
+        self.db.conn.executemany(
+            "UPDATE tasks SET status = 'processing', started_at = ?, updated_at = ?,"
+            " lease_owner = ?, lease_expires = ? WHERE uuid = ? AND status = 'pending'",
+            [(stamp, stamp, owner, expires, t.uuid) for t in run],
+        )
 
-def finish(conn: sqlite3.Connection, task: Task, owner: str) -> bool:
-    """Record a held task's end (``task``'s status, stage, result, error and times) and
-    release its lease. False, and nothing written, when ``owner`` no longer holds it."""
-    cur = conn.execute(
-        "UPDATE tasks SET status = ?, stage = ?, result = ?, error = ?, updated_at = ?,"
-        " completed_at = ?, lease_owner = NULL, lease_expires = NULL"
-        " WHERE uuid = ? AND status = 'processing' AND lease_owner = ?",
-        [
-            task.status,
-            task.stage,
-            _json(task.result),
-            _json(task.error),
-            task.updated_at,
-            task.completed_at,
-            task.uuid,
-            owner,
-        ],
-    )
-    return cur.rowcount == 1
+    def _renew(self, owner: str, uuids: Sequence[str], expires: float) -> list[str]:
+        marks = ",".join("?" * len(uuids))
+        self.db.conn.execute(
+            f"UPDATE tasks SET lease_expires = ? WHERE uuid IN ({marks})"
+            " AND status = 'processing' AND lease_owner = ?",
+            [expires, *uuids, owner],
+        )
+        rows = self.db.conn.execute(
+            f"SELECT uuid FROM tasks WHERE uuid IN ({marks})"
+            " AND status = 'processing' AND lease_owner = ?",
+            [*uuids, owner],
+        ).fetchall()
+        return [row[0] for row in rows]
+
+    def _finish(self, task: Task, owner: str) -> bool:
+        cur = self.db.conn.execute(
+            "UPDATE tasks SET status = ?, stage = ?, result = ?, error = ?, updated_at = ?,"
+            " completed_at = ?, lease_owner = NULL, lease_expires = NULL"
+            " WHERE uuid = ? AND status = 'processing' AND lease_owner = ?",
+            [
+                task.status,
+                task.stage,
+                _json(task.result),
+                _json(task.error),
+                task.updated_at,
+                task.completed_at,
+                task.uuid,
+                owner,
+            ],
+        )
+        return cur.rowcount == 1
 
 
 def _json(value: object) -> str | None:

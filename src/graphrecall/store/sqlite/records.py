@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from typing import Any, get_args
+from typing import Any
 
-from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import ApiKey, Episode, Page, PageRequest, Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import TENANT_KEYED
 from graphrecall.store import keyset as keysets
-from graphrecall.store.base import R, Scope
+from graphrecall.store.base import R, RecordRows, Scope
 from graphrecall.store.sqlite import rows as rowmap
 from graphrecall.store.sqlite.connection import Database
 from graphrecall.store.sqlite.graph import Graphs
 
 
-class Records:
+class Records(RecordRows):
     def __init__(
         self, db: Database, graphs: Graphs, vectors_removed: Callable[[str], None]
     ) -> None:
@@ -166,44 +165,23 @@ class Records:
         search_fields: Sequence[str] = (),
         where: Predicate | None = None,
     ) -> Page[R]:
-        if page.order_by in kind.model_fields:
-            # COALESCE only where NULLs can occur: an expression is something no index
-            # can order by (listing a 100k-fact graph by uuid: 130 ms sorted, 0.2 ms read
-            # in index order).
-            nullable = type(None) in get_args(kind.model_fields[page.order_by].annotation)
-            column = f"t.{page.order_by}"
-            sort_expr = f"COALESCE({column}, '')" if nullable else column
-        else:
-            raise BadRequest(f"cannot order by {page.order_by!r}", param="order_by")
+        sort = keysets.sort_expression(kind, page.order_by)
         sql_where, params = rowmap.where(kind, scope, where)
         if search:
-            like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             ors = " OR ".join(f"t.{f} LIKE ? ESCAPE '\\'" for f in search_fields)
             sql_where += f" AND ({ors})"
-            params += [like] * len(search_fields)
-        table = rowmap.table(kind)
-        total = int(
-            self.db.query(f"SELECT COUNT(*) FROM {table} t WHERE {sql_where}", params)[0][0]
+            params += [keysets.like_pattern(search)] * len(search_fields)
+        return keysets.read_page(
+            kind,
+            page,
+            sort=sort,
+            sql_where=sql_where,
+            params=params,
+            query=self.db.query,
+            from_row=rowmap.from_row,
+            mark="?",
+            order_key=sort,
         )
-        direction = "DESC" if page.order == "desc" else "ASC"
-        keyset = ""
-        key_params: list[Any] = []
-        if page.cursor:
-            last_key, last_uuid = keysets.decode(page.cursor, page)
-            op = "<" if page.order == "desc" else ">"
-            keyset = f" AND ({sort_expr}, t.uuid) {op} (?, ?)"
-            key_params = [last_key, last_uuid]
-        sql = (
-            f"SELECT t.*, {sort_expr} AS _sort FROM {table} t WHERE {sql_where}{keyset}"
-            f" ORDER BY {sort_expr} {direction}, t.uuid {direction}"
-            f" LIMIT {page.page_size + 1}"
-        )
-        rows = self.db.query(sql, [*params, *key_params])
-        more = len(rows) > page.page_size
-        rows = rows[: page.page_size]
-        items = [rowmap.from_row(kind, row) for row in rows]
-        next_cursor = keysets.encode(page, rows[-1]["_sort"], rows[-1]["uuid"]) if more else None
-        return Page[R](items=items, next_cursor=next_cursor, total_size=total)
 
     def setting(self, key: str, default: str) -> str:
         with self.db.transaction():

@@ -1,4 +1,5 @@
-"""Records as SQLite rows, and scopes and predicates as SQL."""
+"""Records as SQLite rows, and scopes and predicates as SQL (the shared part:
+``store/rows.py``)."""
 
 from __future__ import annotations
 
@@ -10,17 +11,14 @@ from typing import Any
 from graphrecall.domain.models import Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import TABLES
+from graphrecall.store import rows as shared
 from graphrecall.store.base import R, Scope
+from graphrecall.store.rows import JSON_FIELDS
+from graphrecall.store.rows import table as table  # re-exported: rowmap.table(kind)
 from graphrecall.store.sqlite.connection import Database
-from graphrecall.store.sqlite.predicates import Compiler
+from graphrecall.store.sqlite.predicates import DIALECT, Compiler
 
-JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
-JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
 BOOL_FIELDS = frozenset({"processed", "disable_default_ontology"})
-
-
-def table(kind: type[Record]) -> str:
-    return TABLES[kind]
 
 
 def to_row(record: Record) -> dict[str, Any]:
@@ -52,35 +50,8 @@ def where(
 ) -> tuple[str, list[Any]]:
     """SQL (over the table aliased ``t``) and its parameters for ``scope`` and
     ``predicate``."""
-    sql, params = scoped(kind, scope)
-    if predicate is not None:
-        compiler = Compiler(TABLES[kind], frozenset(kind.model_fields))
-        pred_sql, pred_params = compiler.compile(predicate)
-        sql = f"{sql} AND {pred_sql}"
-        params += pred_params
-    return sql, params
-
-
-def scoped(kind: type[Record], scope: Scope) -> tuple[str, list[Any]]:
-    columns = kind.model_fields
-    clauses: list[str] = []
-    params: list[Any] = []
-    for key, value in scope.items():
-        if key not in columns:
-            raise ValueError(f"{kind.__name__} has no field {key!r}")
-        if value is None:
-            clauses.append(f"t.{key} IS NULL")
-        elif isinstance(value, list | tuple | set | frozenset):
-            values = list(value)
-            if not values:
-                clauses.append("0")
-                continue
-            clauses.append(f"t.{key} IN ({','.join('?' * len(values))})")
-            params.extend(values)
-        else:
-            clauses.append(f"t.{key} = ?")
-            params.append(int(value) if isinstance(value, bool) else value)
-    return (" AND ".join(clauses) or "1"), params
+    compiler = Compiler(TABLES[kind], frozenset(kind.model_fields))
+    return shared.where(kind, scope, predicate, DIALECT, compiler.compile)
 
 
 def passing(

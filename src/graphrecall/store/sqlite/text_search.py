@@ -28,7 +28,7 @@ from graphrecall.domain.scopes import (
     owner_field,
     scope_of_table,
 )
-from graphrecall.store.base import Scope
+from graphrecall.store.base import LexicalSearch, Scope
 from graphrecall.store.lexical import bm25 as lexical_bm25
 from graphrecall.store.lexical import plan as lexical_plan
 from graphrecall.store.lexical.postings import TermIndex
@@ -57,7 +57,7 @@ def _text_weights(table: str) -> tuple[float, ...]:
     return scope_of_table(table).text_weights
 
 
-class TextSearch:
+class TextSearch(LexicalSearch):
     def __init__(self, db: Database, filters: FilterCopies) -> None:
         self.db = db
         self._filters = filters

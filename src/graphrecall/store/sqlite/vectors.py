@@ -16,6 +16,7 @@ import numpy.typing as npt
 from graphrecall.domain.models import Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import TENANT_KEYED, owner_field
+from graphrecall.store import base
 from graphrecall.store.base import Scope, Vector
 from graphrecall.store.sqlite import rows as rowmap
 from graphrecall.store.sqlite.connection import Database
@@ -33,7 +34,7 @@ POST_FILTER_FETCH = 1_000
 POST_FILTER_FETCH_MAX = 20_000
 
 
-class Vectors:
+class Vectors(base.Vectors):
     def __init__(self, db: Database, filters: FilterCopies) -> None:
         self.db = db
         self._filters = filters
