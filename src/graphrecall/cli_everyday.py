@@ -12,6 +12,8 @@ import argparse
 import json
 import sys
 import time
+
+from graphrecall.config import DB_HELP
 from pathlib import Path
 from typing import Any
 
@@ -263,7 +265,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
-        help="database path (default: $GRAPHRECALL_DB or the user data folder)",
+        help=DB_HELP + " (default: $GRAPHRECALL_DB or the user data folder)",
         default=argparse.SUPPRESS,
     )
 
