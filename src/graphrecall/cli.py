@@ -154,7 +154,9 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     except (sqlite3.Error, psycopg.Error) as exc:
         raise StartupError(f"cannot read the schema of {schema.shown(settings.db)}: {exc}") from exc
     change = "already current" if done.after == done.before else f"migrated from {done.before}"
-    print(f"schema version {done.after} ({change}; newest {done.newest}) in {schema.shown(settings.db)}")
+    print(
+        f"schema version {done.after} ({change}; newest {done.newest}) in {schema.shown(settings.db)}"
+    )
     return 0
 
 
@@ -226,7 +228,9 @@ def cmd_bench_search(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphrecall", description=__doc__)
-    parser.add_argument("--db", help=DB_HELP + " (default: $GRAPHRECALL_DB or the user data folder)")
+    parser.add_argument(
+        "--db", help=DB_HELP + " (default: $GRAPHRECALL_DB or the user data folder)"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the API server and the ingestion worker")

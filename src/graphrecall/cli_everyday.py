@@ -12,10 +12,10 @@ import argparse
 import json
 import sys
 import time
-
-from graphrecall.config import DB_HELP
 from pathlib import Path
 from typing import Any
+
+from graphrecall.config import DB_HELP
 
 SCOPES = ("edges", "nodes", "episodes", "observations", "thread-summaries")
 RERANKERS = ("rrf", "mmr", "node_distance", "episode_mentions", "cross_encoder")

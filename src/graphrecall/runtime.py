@@ -30,8 +30,8 @@ from graphrecall.ml.cross_encoder import CrossEncoder, load_cross_encoder
 from graphrecall.ml.embedder import Embedder, MiniLMEmbedder
 from graphrecall.ml.extraction import Extractor
 from graphrecall.services.context import Context
-from graphrecall.store.schema import shown
 from graphrecall.store import Store, open_store
+from graphrecall.store.schema import shown
 
 log = logging.getLogger("graphrecall.startup")
 
