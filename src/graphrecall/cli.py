@@ -154,9 +154,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     except (sqlite3.Error, psycopg.Error) as exc:
         raise StartupError(f"cannot read the schema of {schema.shown(settings.db)}: {exc}") from exc
     change = "already current" if done.after == done.before else f"migrated from {done.before}"
-    print(
-        f"schema version {done.after} ({change}; newest {done.newest}) in {schema.shown(settings.db)}"
-    )
+    where = schema.shown(settings.db)
+    print(f"schema version {done.after} ({change}; newest {done.newest}) in {where}")
     return 0
 
 
