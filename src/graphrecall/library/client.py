@@ -51,7 +51,8 @@ class GraphRecall:
     serve``, ``$GRAPHRECALL_DB`` or the user data folder). ``project``: the project
     (tenant) to act in. ``space``: the Memory Engine space slug for ``gr.memory``
     (default ``$GRAPHRECALL_SPACE``, else the project's first space, made on first use).
-    ``worker=False`` leaves ingestion to a ``graphrecall serve`` or ``graphrecall worker`` on the same database.
+    ``worker=False`` leaves ingestion to a ``graphrecall serve`` or ``graphrecall worker``
+    on the same database.
     """
 
     def __init__(
