@@ -15,6 +15,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +25,7 @@ import httpx
 import psycopg
 import pytest
 from zep_cloud import AddMessage
+from zep_cloud.core.api_error import ApiError
 
 from graphrecall.store.postgres.connection import split_schema
 from tests import pg_server
@@ -262,3 +264,149 @@ def test_a_killed_workers_tasks_are_taken_over_when_its_lease_expires(
     both = claims((tmp_path / "first.log").read_text()) + claims(second_err)
     assert {u for u, n in both.items() if n > 1} == set(held)  # only the killed run, again
     print(f"\n{len(held)} task(s) taken over; all {every} done {finished:.1f} s after the kill")
+
+
+def _first_hit(search: Any, token: str, timeout: float) -> float:
+    """Seconds until ``search()`` returns an item whose text holds ``token``."""
+    started = time.monotonic()
+    while True:
+        if any(token in (item.content or "") for item in search().items or []):
+            return time.monotonic() - started
+        assert time.monotonic() - started < timeout, f"{token} not found in {timeout} s"
+        time.sleep(0.02)
+
+
+def _processes(shared: Shared, tmp_path: Path) -> tuple[list[Server], list[Path], dict[str, str]]:
+    env = {
+        **os.environ,
+        "GRAPHRECALL_LOG_LEVEL": "debug",  # each worker logs the task uuids it claims
+        "GRAPHRECALL_WORKER_THREADS": "1",
+        "GRAPHRECALL_TASK_LEASE_SECONDS": "3",
+    }
+    apis = [
+        Server(shared.location, _free_port(), API_KEY, {}, None, ("--no-worker",)) for _ in range(2)
+    ]
+    return apis, [tmp_path / f"worker-{i}.log" for i in range(2)], env
+
+
+def test_two_api_processes_and_two_workers_pass_the_held_out_scenario(
+    shared: Shared, tmp_path: Path
+) -> None:
+    clock = time.monotonic()
+    """Two ``serve --no-worker`` API processes (A, B) and two ``worker`` processes on one
+    database, through the real zep-cloud SDK: a worker killed with SIGKILL mid-ingest
+    loses no task and repeats none; a message written through A is found by a search
+    through B within 1 s of its ingestion; a cursor A issued pages on B; a key revoked
+    by another process is refused by B within 1 s (its in-memory key cache)."""
+    per_user = 30
+    apis, logs, env = _processes(shared, tmp_path)
+    workers: list[subprocess.Popen[str]] = []
+    try:
+        with ThreadPoolExecutor(2) as pool:  # both load their models at once
+            list(pool.map(Server.start, apis))
+        a, b = (api.client() for api in apis)
+        tasks, threads, graphs, people = [], [], [], []
+        for u in range(2):  # queued through A before the workers start: a backlog
+            user = a.user.create(user_id=f"held-{u}", first_name=NAMES[u])
+            thread = a.thread.create(user_uuid=user.uuid_)
+            threads.append(thread.uuid_)
+            people.append(user.uuid_)
+            graphs.append(str(user.graph_uuid))
+            for n in range(per_user):
+                added = a.thread.add_messages(
+                    thread.uuid_,
+                    messages=[AddMessage(role="user", name=NAMES[u], content=message(u, n))],
+                )
+                tasks.append(added.task.uuid_)
+        workers = [start_worker(shared.location, env, log) for log in logs]
+        for proc in workers:
+            wait_ready(proc)
+        phases = {"started and enqueued": time.monotonic() - clock}
+
+        # kill -9 the first worker while it holds a run.
+        victim = workers[0]
+        holding = (
+            "SELECT uuid FROM tasks WHERE status = 'processing'"
+            f" AND lease_owner LIKE '%:{victim.pid}:%'"
+        )
+        deadline = time.monotonic() + 120
+        while not shared.rows(holding):
+            assert time.monotonic() < deadline, "the first worker claimed nothing"
+            time.sleep(0.01)
+        victim.kill()
+        victim.wait(10)
+        held = {row[0] for row in shared.rows(holding)}
+        assert held, "the worker finished its run before the kill: nothing was tested"
+        shared.wait_all_done(300, workers[1:])
+        phases["ingested"] = time.monotonic() - clock
+
+        # Ingested through the workers, written through A: found through B within 1 s.
+        waits = []
+        for i in range(3):
+            token = f"Zorblax{i}"
+            added = a.thread.add_messages(
+                threads[0],
+                messages=[AddMessage(role="user", content=f"My neighbour {token} plays oboe.")],
+            )
+            while a.task.get(added.task.uuid_).status != "succeeded":
+                time.sleep(0.02)
+            waits.append(
+                _first_hit(lambda t=token: b.graph.search_episodes(graphs[0], query=t), token, 1.0)
+            )
+
+        # A cursor issued by A pages on B (and B's on A), as one ranked list.
+        ranked = [e.uuid_ for e in a.graph.search_episodes(graphs[1], query="coffee").items or []]
+        assert len(ranked) >= 6
+        first = a.graph.search_episodes(graphs[1], query="coffee", page_size=3)
+        cursor = first.response.next_cursor
+        assert cursor
+        second = b.graph.search_episodes(graphs[1], query="coffee", page_size=3, cursor=cursor)
+        assert [e.uuid_ for e in second.items or []] == ranked[3:6]
+        assert second.response.next_cursor
+        third = a.graph.search_episodes(
+            graphs[1], query="coffee", page_size=3, cursor=second.response.next_cursor
+        )
+        assert [e.uuid_ for e in third.items or []] == ranked[6:9]
+
+        # B remembers a key that authenticated; revoked by another process, it is
+        # refused within 1 s.
+        cli = [sys.executable, "-m", "graphrecall", "--db", shared.location, "keys"]
+        made = subprocess.run([*cli, "create"], capture_output=True, text=True, env=env)
+        assert made.returncode == 0, made.stderr
+        key = made.stdout.strip().splitlines()[-1]
+        visitor = apis[1].client(key)
+        assert visitor.user.get(people[0]).user_id == "held-0"
+        revoked = subprocess.run([*cli, "revoke", key[:8]], capture_output=True, env=env)
+        assert revoked.returncode == 0
+        started = time.monotonic()
+        while True:
+            try:
+                visitor.user.get(people[0])
+            except ApiError as exc:
+                assert exc.status_code == 401
+                break
+            time.sleep(0.02)
+        refused_after = time.monotonic() - started
+    finally:
+        for proc in workers:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+            proc.communicate(timeout=60)
+        for api in apis:
+            api.stop()
+    assert refused_after < 1.0 + 0.3  # the cache's 1 s, and a request on a busy machine
+
+    every = {row[0] for row in shared.rows("SELECT uuid FROM tasks")}
+    assert set(tasks) <= every
+    assert shared.task_counts() == Counter({"succeeded": len(every)})
+    assert shared.episodes() == (2 * per_user + 3, 2 * per_user + 3)
+    claimed = [claims(log.read_text()) for log in logs]
+    assert all(n == 1 for c in claimed for n in c.values()), "a worker claimed a task twice"
+    assert set(claimed[0]) & set(claimed[1]) == held  # only the killed run, once more
+    assert set(claimed[0]) | set(claimed[1]) == every  # none lost
+    print(
+        f"\n{len(every)} tasks, {len(held)} taken over after the kill; found through B"
+        f" {', '.join(f'{w * 1000:.0f}' for w in waits)} ms after ingestion through A;"
+        f" a revoked key refused by B after {refused_after * 1000:.0f} ms;"
+        f" {', '.join(f'{k} at {v:.1f} s' for k, v in phases.items())}"
+    )
