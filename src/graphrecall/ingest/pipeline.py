@@ -465,8 +465,8 @@ def _apply(
     current = [found[u] for u in touched if u in found]
     summarised = [derive.summarised(store, node) for node in current]
     # Written together: one batch instead of a read and a write per node.
-    changed = [u for u, n in zip(summarised, current, strict=True) if u is not n]
-    store.update_many(changed, SUMMARY_FIELDS)
+    rewritten = [u for u, n in zip(summarised, current, strict=True) if u is not n]
+    store.update_many(rewritten, SUMMARY_FIELDS)
     for node, updated in zip(current, summarised, strict=True):
         if updated is not node:
             resolver.refresh(updated)
