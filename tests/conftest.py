@@ -29,7 +29,7 @@ def _free_port() -> int:
 
 @dataclass
 class Server:
-    db: Path
+    db: Path | str  # a SQLite file, or a postgresql:// URL
     port: int
     api_key: str
     env: dict[str, str] | None = None
@@ -107,7 +107,7 @@ def make_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
     started: list[Server] = []
 
     def make(
-        db: Path | None = None, api_key: str = API_KEY, env: dict[str, str] | None = None
+        db: Path | str | None = None, api_key: str = API_KEY, env: dict[str, str] | None = None
     ) -> Server:
         srv = Server(db or tmp_path / "own.db", _free_port(), api_key, env).start()
         started.append(srv)

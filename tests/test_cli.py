@@ -175,3 +175,45 @@ def test_serve_warms_the_models_before_it_says_it_serves(tmp_path: Path) -> None
     assert all(re.fullmatch(r"[a-z -]+: \d+\.\d\d s", p) for p in phases), phases
     noise = [ln for ln in err.splitlines() if "faiss" in ln or "onnxruntime" in ln.lower()]
     assert not noise, noise
+
+
+def test_every_database_command_takes_a_postgres_url(capsys: pytest.CaptureFixture[str]) -> None:
+    """keys, spaces, tasks, migrate and the library on a PostgreSQL URL (serve, worker and
+    mcp open it the same way, runtime.build; tests/ingest/test_worker_processes.py runs
+    serve and worker on one); the help says --db takes one."""
+    import uuid
+
+    from graphrecall.library import GraphRecall
+    from tests import pg_server
+
+    url = pg_server.with_schema(pg_server.server_url(), f"t{uuid.uuid4().hex}")
+    assert cli.main(["migrate", "--db", url]) == 0
+    assert cli.main(["--db", url, "keys", "create", "--name", "pg"]) == 0
+    secret = capsys.readouterr().out.splitlines()[-1].strip()
+    assert cli.main(["--db", url, "keys", "list"]) == 0
+    assert "name=pg" in capsys.readouterr().out
+    assert cli.main(["--db", url, "spaces", "create", "Notes"]) == 0
+    slug = capsys.readouterr().out.strip()
+    assert cli.main(["--db", url, "spaces", "list"]) == 0
+    assert f"{slug}  Notes" in capsys.readouterr().out
+    assert cli.main(["--db", url, "tasks", "retry"]) == 0
+    assert cli.main(["--db", url, "keys", "revoke", secret[:8]]) == 0
+    with GraphRecall(url, worker=False) as gr:
+        made = gr.user.create(user_id="pg-lib", first_name="Ada")
+        assert gr.user.lookup(user_id="pg-lib").uuid_ == made.uuid_
+    for command in ("serve", "worker", "mcp", "keys", "spaces", "migrate", "search"):
+        with pytest.raises(SystemExit):
+            cli.main([command, "--help"])
+        assert "postgresql://user@host:port/dbname" in capsys.readouterr().out
+
+
+def test_an_unreachable_postgres_server_is_named_without_its_password(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    url = f"postgresql://ann:s3cret@127.0.0.1:{port}/gr?connect_timeout=1"
+    assert cli.main(["migrate", "--db", url]) == 2
+    err = capsys.readouterr().err
+    assert "127.0.0.1" in err and "s3cret" not in err

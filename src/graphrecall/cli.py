@@ -6,15 +6,17 @@ import argparse
 import logging
 import signal
 import socket
+import sqlite3
 import sys
 import threading
 from collections.abc import Sequence
 from typing import Any
 
-from graphrecall.config import Settings, SettingsError, env_name, load_settings
+from graphrecall.config import DB_HELP, Settings, SettingsError, env_name, load_settings
 from graphrecall.runtime import StartupError, open_database
 from graphrecall.services import projects
 from graphrecall.store import Store
+from graphrecall.store.schema import shown
 
 # Start-up problems a user fixes outside graphrecall (a setting, a path, a port): one line
 # and this exit code, never a traceback.
@@ -102,7 +104,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         sock.listen(2048)  # true from here: connections wait for the server loop
         print(
             f"graphrecall serving http://{settings.host}:{settings.port}/api/v4"
-            f" (db: {settings.db}; {worker})",
+            f" (db: {shown(settings.db)}; {worker})",
             flush=True,
         )
         server.run(sockets=[sock])
@@ -130,13 +132,31 @@ def cmd_worker(args: argparse.Namespace) -> int:
         rt.warm()
         rt.start_worker()
         print(
-            f"graphrecall worker processing tasks in {settings.db}"
+            f"graphrecall worker processing tasks in {shown(settings.db)}"
             f" ({rt.worker.threads} thread(s), lease {settings.task_lease_seconds:g} s)",
             flush=True,
         )
         while not stop.wait(1.0):
             pass
         print(f"graphrecall worker stopping after {rt.worker.done} task(s)", flush=True)
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """Bring the database's schema to this version's (what every command does on open),
+    and say which version it was and is."""
+    import psycopg
+
+    from graphrecall.store import schema
+
+    settings = _settings(args)
+    try:
+        done = schema.migrate(settings.db, lambda: open_database(settings))
+    except (sqlite3.Error, psycopg.Error) as exc:
+        raise StartupError(f"cannot read the schema of {schema.shown(settings.db)}: {exc}") from exc
+    change = "already current" if done.after == done.before else f"migrated from {done.before}"
+    where = schema.shown(settings.db)
+    print(f"schema version {done.after} ({change}; newest {done.newest}) in {where}")
     return 0
 
 
@@ -208,11 +228,13 @@ def cmd_bench_search(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="graphrecall", description=__doc__)
-    parser.add_argument("--db", help="database path (default: $GRAPHRECALL_DB or user data dir)")
+    parser.add_argument(
+        "--db", help=DB_HELP + " (default: $GRAPHRECALL_DB or the user data folder)"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the API server and the ingestion worker")
-    serve.add_argument("--db", help="database path", default=argparse.SUPPRESS)
+    serve.add_argument("--db", help=DB_HELP, default=argparse.SUPPRESS)
     serve.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8000)")
     serve.add_argument(
@@ -226,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
         "worker",
         help="run only the ingestion worker on a database (any number may share one)",
     )
-    worker.add_argument("--db", help="database path", default=argparse.SUPPRESS)
+    worker.add_argument("--db", help=DB_HELP, default=argparse.SUPPRESS)
     worker.add_argument(
         "--threads",
         dest="worker_threads",
@@ -236,8 +258,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.set_defaults(func=cmd_worker)
 
+    migrate = sub.add_parser(
+        "migrate",
+        help="apply the schema migrations and print the version before and after (every"
+        " command also migrates on open; safe while other processes run or migrate)",
+    )
+    migrate.add_argument("--db", help=DB_HELP, default=argparse.SUPPRESS)
+    migrate.set_defaults(func=cmd_migrate)
+
     keys = sub.add_parser("keys", help="manage API keys")
-    keys.add_argument("--db", help="database path", default=argparse.SUPPRESS)
+    keys.add_argument("--db", help=DB_HELP, default=argparse.SUPPRESS)
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)
     create = keys_sub.add_parser("create", help="create a key and print it once")
     create.add_argument(
@@ -252,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     keys.set_defaults(func=cmd_keys)
 
     spaces_cmd = sub.add_parser("spaces", help="Memory Engine spaces (the X-Me-Space slugs)")
-    spaces_cmd.add_argument("--db", help="database path", default=argparse.SUPPRESS)
+    spaces_cmd.add_argument("--db", help=DB_HELP, default=argparse.SUPPRESS)
     spaces_sub = spaces_cmd.add_subparsers(dest="spaces_command", required=True)
     space_create = spaces_sub.add_parser("create", help="create a space and print its slug")
     space_create.add_argument("name", help="the space's display name")
@@ -265,13 +295,13 @@ def build_parser() -> argparse.ArgumentParser:
     spaces_cmd.set_defaults(func=cmd_spaces)
 
     mcp_cmd = sub.add_parser("mcp", help="serve the MCP tools over stdio")
-    mcp_cmd.add_argument("--db", help="database path", default=argparse.SUPPRESS)
+    mcp_cmd.add_argument("--db", help=DB_HELP, default=argparse.SUPPRESS)
     mcp_cmd.add_argument("--space", help="space slug for the memory tools ($GRAPHRECALL_SPACE)")
     mcp_cmd.add_argument("--api-key", help="act as this key's project (default: the space's)")
     mcp_cmd.set_defaults(func=cmd_mcp)
 
     task_cmd = sub.add_parser("tasks", help="ingestion tasks")
-    task_cmd.add_argument("--db", help="database path", default=argparse.SUPPRESS)
+    task_cmd.add_argument("--db", help=DB_HELP, default=argparse.SUPPRESS)
     task_sub = task_cmd.add_subparsers(dest="tasks_command", required=True)
     retry = task_sub.add_parser("retry", help="queue failed tasks again (all, or one by uuid)")
     retry.add_argument("task", nargs="?", help="task uuid (default: every failed task)")

@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from graphrecall.config import DB_HELP
+
 SCOPES = ("edges", "nodes", "episodes", "observations", "thread-summaries")
 RERANKERS = ("rrf", "mmr", "node_distance", "episode_mentions", "cross_encoder")
 
@@ -263,7 +265,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
-        help="database path (default: $GRAPHRECALL_DB or the user data folder)",
+        help=DB_HELP + " (default: $GRAPHRECALL_DB or the user data folder)",
         default=argparse.SUPPRESS,
     )
 

@@ -19,6 +19,10 @@ ENV_PREFIX = "GRAPHRECALL_"
 MIN_API_KEY_LENGTH = 16
 
 
+# What --db (and GRAPHRECALL_DB) accepts, as every command's help says it.
+DB_HELP = "a SQLite file path or sqlite:///PATH, or postgresql://user@host:port/dbname"
+
+
 def default_db_path() -> Path:
     return Path(user_data_dir("graphrecall", appauthor=False)) / "graphrecall.db"
 

@@ -31,6 +31,7 @@ from graphrecall.ml.embedder import Embedder, MiniLMEmbedder
 from graphrecall.ml.extraction import Extractor
 from graphrecall.services.context import Context
 from graphrecall.store import Store, open_store
+from graphrecall.store.schema import shown
 
 log = logging.getLogger("graphrecall.startup")
 
@@ -62,6 +63,14 @@ def open_database(settings: Settings) -> Store:
             )
         if path.exists() and not os.access(path, os.R_OK | os.W_OK):
             raise StartupError(f"database {path} is read-only; make it writable or {fix}")
+    else:
+        import psycopg
+        import psycopg_pool
+
+        try:
+            return open_store(location)
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
+            raise StartupError(f"cannot open the database {shown(location)}: {exc}; {fix}") from exc
     try:
         return open_store(location)
     except (sqlite3.Error, OSError) as exc:

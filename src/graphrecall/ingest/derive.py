@@ -25,7 +25,17 @@ DECISION = re.compile(r"\b(decided|decides|chose|chooses|agreed|settled on)\b", 
 
 
 def node_summary(store: Store, node: Node) -> Node:
-    """The node's summary: its most recent live facts, newest first, within 600 chars."""
+    """The node's summary: its most recent live facts, newest first, within 600 chars;
+    written when it changed."""
+    updated = summarised(store, node)
+    if updated is not node:
+        store.update(updated)
+    return updated
+
+
+def summarised(store: Store, node: Node) -> Node:
+    """``node`` with :func:`node_summary`'s summary, not written (``node`` itself when
+    the summary is unchanged)."""
     # One indexed read per end (an OR of the two made the planner scan the graph).
     newest: dict[str, Edge] = {}
     for end in ("source_node_uuid", "target_node_uuid"):
@@ -47,9 +57,7 @@ def node_summary(store: Store, node: Node) -> Node:
     summary = " ".join(sentences) or node.summary
     if summary == node.summary:
         return node
-    updated = node.model_copy(update={"summary": summary, "updated_at": clock.now()})
-    store.update(updated)
-    return updated
+    return node.model_copy(update={"summary": summary, "updated_at": clock.now()})
 
 
 def thread_summary(

@@ -145,7 +145,8 @@ def _write_texts(
     store: Store, stored: Sequence[Episode], texts: dict[str, dict[str, str | None]]
 ) -> None:
     """Write the texts of stored episodes that changed (an unchanged text is not written:
-    each write re-indexes the row)."""
+    each write re-indexes the row); those that change the same fields in one batch."""
+    batches: dict[tuple[str, ...], list[Episode]] = {}
     for episode in stored:
         fields = {
             name: value
@@ -153,7 +154,9 @@ def _write_texts(
             if getattr(episode, name) != value
         }
         if fields:
-            store.update(episode.model_copy(update=fields), fields=tuple(fields))
+            batches.setdefault(tuple(fields), []).append(episode.model_copy(update=fields))
+    for names, episodes in batches.items():
+        store.update_many(episodes, fields=names)
 
 
 # -- facts -------------------------------------------------------------------------------
@@ -168,12 +171,12 @@ def refresh_facts(store: Store, graph_uuid: str, episode_uuids: Collection[str])
         episodes = store.find(Episode, {"graph_uuid": graph_uuid, "uuid": sorted(episode_uuids)})
         linked = store.linked_by_episode(Edge, graph_uuid, [e.uuid for e in episodes])
         facts = _facts(store, graph_uuid, linked)
-        for episode in episodes:
-            text = facts.get(episode.uuid)
-            if episode.search_facts != text:
-                store.update(
-                    episode.model_copy(update={"search_facts": text}), fields=("search_facts",)
-                )
+        changed = [
+            e.model_copy(update={"search_facts": facts.get(e.uuid)})
+            for e in episodes
+            if e.search_facts != facts.get(e.uuid)
+        ]
+        store.update_many(changed, fields=("search_facts",))
 
 
 def link_facts(store: Store, graph_uuid: str, edge_uuid: str, episode_uuids: Sequence[str]) -> None:
@@ -249,24 +252,26 @@ def insert_nodes(store: Store, nodes: Sequence[Node]) -> list[Node]:
     if not nodes:
         return []
     with store.transaction():
-        rows = [n.model_copy(update={"degree": _count_degree(store, n)}) for n in nodes]
+        counted: Counter[NodeKey] = Counter()
+        for graph_uuid in sorted({n.graph_uuid for n in nodes}):
+            mine = sorted(n.uuid for n in nodes if n.graph_uuid == graph_uuid)
+            for end in ("source_node_uuid", "target_node_uuid"):  # one query per end
+                scope = {"graph_uuid": graph_uuid, end: mine, "expired_at": None}
+                for uuid, n in store.count_by(Edge, end, scope).items():
+                    counted[graph_uuid, uuid] += n
+        rows = [n.model_copy(update={"degree": counted[n.graph_uuid, n.uuid]}) for n in nodes]
         store.insert(rows)
     return rows
-
-
-def _count_degree(store: Store, node: Node) -> int:
-    return sum(
-        store.count(Edge, {"graph_uuid": node.graph_uuid, end: node.uuid, "expired_at": None})
-        for end in ("source_node_uuid", "target_node_uuid")
-    )
 
 
 def _move_degrees(store: Store, changes: Counter[NodeKey]) -> None:
     for graph_uuid in sorted({graph for graph, _ in changes}):
         wanted = sorted(node for graph, node in changes if graph == graph_uuid)
-        for node in store.find(Node, {"graph_uuid": graph_uuid, "uuid": wanted}):
-            moved = node.model_copy(update={"degree": node.degree + changes[graph_uuid, node.uuid]})
-            store.update(moved, fields=("degree",))
+        moved = [
+            node.model_copy(update={"degree": node.degree + changes[graph_uuid, node.uuid]})
+            for node in store.find(Node, {"graph_uuid": graph_uuid, "uuid": wanted})
+        ]
+        store.update_many(moved, fields=("degree",))
 
 
 def _refresh_facts_of(store: Store, edges: Sequence[Edge]) -> None:

@@ -381,6 +381,9 @@ def map_relation(relation: str, ontology: dict[str, Any], strict: bool) -> str |
     return None if strict else relation
 
 
+SUMMARY_FIELDS = ("summary", "updated_at")  # what derive.summarised changes
+
+
 def _apply(
     ctx: IngestContext,
     graph: Graph,
@@ -420,7 +423,7 @@ def _apply(
         for node in {n.uuid: n for n in nodes.values()}.values():
             store.link_episodes(Node, graph.uuid, node.uuid, [episode.uuid])
     new_facts: list[Edge] = []
-    touched: dict[str, Node] = {}
+    touched: dict[str, None] = {}  # the facts' ends, read once after the facts are written
     seen: set[tuple[str, str, str]] = set()
     for fact in extraction.facts:
         edge = _edge(ctx, graph, episode, fact, nodes, resolver, ontology, strict, outcome, tz)
@@ -450,18 +453,21 @@ def _apply(
             outcome.fresh.append(edge)
             final = edge
         new_facts.append(final)
-        for node_uuid in (final.source_node_uuid, final.target_node_uuid):
-            found = store.get(Node, node_uuid, {"graph_uuid": final.graph_uuid})
-            if found is not None:
-                touched[found.uuid] = found
+        touched.update(dict.fromkeys((final.source_node_uuid, final.target_node_uuid)))
         supporting = store.episodes_of(Edge, final.graph_uuid, [final.uuid])[final.uuid][0]
         observation = derive.observe(store, final, supporting)
         if observation is not None:
             outcome.touch(observation)
     if new_facts:  # the episode is also found by the facts linked to it
         graph_writes.refresh_facts(store, graph.uuid, [episode.uuid])
-    for node in touched.values():
-        updated = derive.node_summary(store, node)
+    scope = {"graph_uuid": graph.uuid, "uuid": [*touched]}
+    found = {n.uuid: n for n in store.find(Node, scope)} if touched else {}
+    current = [found[u] for u in touched if u in found]
+    summarised = [derive.summarised(store, node) for node in current]
+    # Written together: one batch instead of a read and a write per node.
+    rewritten = [u for u, n in zip(summarised, current, strict=True) if u is not n]
+    store.update_many(rewritten, SUMMARY_FIELDS)
+    for node, updated in zip(current, summarised, strict=True):
         if updated is not node:
             resolver.refresh(updated)
             if text_of(updated) != text_of(node):  # re-embed only when its text changed

@@ -47,11 +47,12 @@ DONE = ("succeeded", "partial", "failed")
 class GraphRecall:
     """The graphrecall API of one database, in this process.
 
-    ``db``: a SQLite file path (default: as ``graphrecall serve``, ``$GRAPHRECALL_DB`` or
-    the user data folder). ``project``: the project (tenant) to act in. ``space``: the
-    Memory Engine space slug for ``gr.memory`` (default ``$GRAPHRECALL_SPACE``, else the
-    project's first space, made on first use). ``worker=False`` leaves ingestion to a
-    ``graphrecall serve`` or ``graphrecall worker`` on the same database.
+    ``db``: a SQLite file path or a ``postgresql://`` URL (default: as ``graphrecall
+    serve``, ``$GRAPHRECALL_DB`` or the user data folder). ``project``: the project
+    (tenant) to act in. ``space``: the Memory Engine space slug for ``gr.memory``
+    (default ``$GRAPHRECALL_SPACE``, else the project's first space, made on first use).
+    ``worker=False`` leaves ingestion to a ``graphrecall serve`` or ``graphrecall worker``
+    on the same database.
     """
 
     def __init__(

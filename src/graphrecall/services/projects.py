@@ -85,12 +85,20 @@ def check_chosen_key(key: str) -> None:
         )
 
 
+# How long an in-memory copy of key state may lag a write made by another process: any
+# number of API processes share one database, and one must notice another's writes
+# within a second (docs/architecture.md, "Caches").
+CROSS_PROCESS_SECONDS = 1.0
+
+
 class _ChosenKeys:
     """Which chosen key (by an in-memory SHA-256 of it) is which row, once verified;
     and which keys recently matched none, so a flood of wrong keys does not run scrypt
-    for each."""
+    for each. A remembered hit is checked against its row on every use; a miss is
+    trusted for ``miss_ttl`` only, so a key chosen through another process (another API
+    process, ``graphrecall keys``) is let in at most that long after."""
 
-    def __init__(self, miss_ttl: float = 2.0, limit: int = 4096) -> None:
+    def __init__(self, miss_ttl: float = CROSS_PROCESS_SECONDS, limit: int = 4096) -> None:
         self.miss_ttl, self.limit = miss_ttl, limit
         self._hits: dict[str, str] = {}
         self._misses: dict[str, float] = {}
@@ -243,13 +251,16 @@ def update_project(store: Store, project: Project, default_time_zone: str | None
 class RecentKeys:
     """Keys that authenticated in the last ``ttl`` seconds, with their project: a request
     with one is let in without a database read (and so, in the API, without a trip
-    through the thread pool). A key revoked from another process (``graphrecall keys
-    revoke``) is refused at most ``ttl`` seconds later; a change made through this
-    process calls :meth:`clear`. Only keys that authenticated are kept, at most
-    ``limit`` of them."""
+    through the thread pool). A key revoked from another process (another API process
+    on the same database, ``graphrecall keys revoke``) is refused at most ``ttl``
+    seconds later; a change made through this process calls :meth:`clear`. Only keys
+    that authenticated are kept, at most ``limit`` of them."""
 
     def __init__(
-        self, ttl: float = 2.0, limit: int = 1024, clock: Callable[[], float] = time.monotonic
+        self,
+        ttl: float = CROSS_PROCESS_SECONDS,
+        limit: int = 1024,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.ttl = ttl
         self.limit = limit

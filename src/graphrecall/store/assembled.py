@@ -78,6 +78,10 @@ class AssembledStore(Store):
     def update(self, record: Record, fields: Collection[str] | None = None) -> None:
         self._records.update(record, fields)
 
+    def update_many(self, records: Sequence[Record], fields: Collection[str]) -> None:
+        with self.transaction():
+            self._records.update_many(records, fields)
+
     def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None:
         return self._records.get(kind, uuid, scope)
 

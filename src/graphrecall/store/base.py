@@ -40,6 +40,13 @@ class RecordRows(ABC):
         """Replace the stored row with the same uuid, except its derived fields
         (``derived_fields``: their writers keep them); with ``fields``, write only those."""
 
+    def update_many(self, records: Sequence[Record], fields: Collection[str]) -> None:
+        """``update(record, fields)`` for every record (the store wraps the call in one
+        transaction). A backend where each statement is a network round trip sends them
+        as one batch."""
+        for record in records:
+            self.update(record, fields)
+
     @abstractmethod
     def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None: ...
 

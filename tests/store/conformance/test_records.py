@@ -405,3 +405,23 @@ def test_an_update_leaves_derived_fields_unless_asked(store: Store) -> None:
     assert stored is not None and (stored.degree, stored.name, stored.summary) == (5, "a", "new")
     with pytest.raises(ValueError, match="no field 'nope'"):
         store.update(a, fields=("nope",))
+
+
+def test_update_many_writes_only_the_fields_named(store: Store) -> None:
+    g = new_id()
+    nodes = [node(g, name) for name in ("Alice", "Bob", "Carol")]
+    store.insert(nodes)
+    moved = [
+        n.model_copy(update={"degree": i + 3, "name": f"Renamed {i}"}) for i, n in enumerate(nodes)
+    ]
+    store.update_many(moved[:2], fields=("degree",))
+    got = {n.uuid: n for n in store.find(Node, {"graph_uuid": g})}
+    assert [got[n.uuid].degree for n in nodes] == [3, 4, nodes[2].degree]
+    assert [got[n.uuid].name for n in nodes] == ["Alice", "Bob", "Carol"]  # not named
+    store.update_many(moved, fields=("name", "degree"))  # a lexical field: re-indexed
+    found = store.text_search(Node, {"graph_uuid": g}, ["renamed"])
+    assert {u for u, _ in found} == {n.uuid for n in nodes}
+    assert {n.name for n in store.find(Node, {"graph_uuid": g})} == {
+        f"Renamed {i}" for i in range(3)
+    }
+    store.update_many([], fields=("degree",))

@@ -65,7 +65,7 @@ class Records(RecordRows):
         if (tenant := TENANT_KEYED.get(kind)) is not None:
             key, key_params = f"uuid = %s AND {tenant} = %s", [record.uuid, getattr(record, tenant)]
         with self.db.transaction():
-            if kind in SCOPE_OF:
+            if _indexed(kind, names):
                 stored = self.db.query(f"SELECT * FROM {table} t WHERE {key}", key_params)
                 if not stored:
                     return
@@ -87,6 +87,53 @@ class Records(RecordRows):
             self.db.execute(
                 f"UPDATE {table} SET {assignments} WHERE {key}", [*row.values(), *key_params]
             )
+
+    def update_many(self, records: Sequence[Record], fields: Collection[str]) -> None:
+        """One pipelined batch of updates per kind; when a field is in the lexical index,
+        the rows are first read in one query (to tokenise each as it will stand)."""
+        names = [f for f in fields if f != "uuid"]
+        with self.db.transaction():
+            batches: dict[type[Record], list[Record]] = {}
+            for record in records:
+                batches.setdefault(type(record), []).append(record)
+            for kind, batch in batches.items():
+                if kind in TENANT_KEYED:
+                    # Keyed by (uuid, tenant): one keyed update each (no batched kind is).
+                    for record in batch:
+                        self.update(record, names)
+                    continue
+                for name in names:
+                    rowmap.field(kind, name)
+                if not names:
+                    continue
+                columns = list(names)
+                if _indexed(kind, names):
+                    # The rows as they will stand, read in one query and tokenised together.
+                    table = rowmap.table(kind)
+                    stored = {
+                        r["uuid"]: rowmap.from_row(kind, r)
+                        for r in self.db.query(
+                            f"SELECT * FROM {table} t WHERE t.uuid = ANY(%s)",
+                            [[r.uuid for r in batch]],
+                        )
+                    }
+                    batch = [
+                        stored[r.uuid].model_copy(update={n: getattr(r, n) for n in names})
+                        for r in batch
+                        if r.uuid in stored
+                    ]
+                    rows = self._rows(batch)
+                    columns += ["lex_len", "lex_tf", "lex_tsv"]
+                else:
+                    rows = [rowmap.to_row(record) for record in batch]
+                assignments = ",".join(
+                    f"{c} = array_to_tsvector(%s::text[])" if c == "lex_tsv" else f"{c} = %s"
+                    for c in columns
+                )
+                self.db.executemany(
+                    f"UPDATE {rowmap.table(kind)} SET {assignments} WHERE uuid = %s",
+                    [[row[c] for c in columns] + [row["uuid"]] for row in rows],
+                )
 
     def get(self, kind: type[R], uuid: str, scope: Scope | None = None) -> R | None:
         where, params = rowmap.where(kind, {**(scope or {}), "uuid": uuid})
@@ -211,6 +258,12 @@ class Records(RecordRows):
             "SELECT * FROM api_keys t WHERE key_hash = %s AND revoked_at IS NULL", [key_hash]
         )
         return rowmap.from_row(ApiKey, rows[0]) if rows else None
+
+
+def _indexed(kind: type[Record], names: Collection[str]) -> bool:
+    """Whether writing ``names`` of a ``kind`` record changes its lexical columns."""
+    scope = SCOPE_OF.get(kind)
+    return scope is not None and any(f.name in names for f in scope.text_fields)
 
 
 def _insert_sql(table: str, row: dict[str, Any]) -> str:

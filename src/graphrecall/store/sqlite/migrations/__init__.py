@@ -85,6 +85,11 @@ def migrate(conn: sqlite3.Connection, target: int | None = None) -> int:
     for number in range(version + 1, goal + 1):
         conn.execute("BEGIN IMMEDIATE")
         try:
+            # Read again under the write lock: another process opening the same new file
+            # at the same moment may have applied this migration since.
+            if conn.execute("PRAGMA user_version").fetchone()[0] >= number:
+                conn.execute("COMMIT")
+                continue
             for statement in _statements(MIGRATIONS[number - 1]):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number}")
