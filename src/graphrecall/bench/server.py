@@ -28,7 +28,7 @@ class ServerProcess:
     ``/healthz`` and stops it on exit (also when the benchmark fails)."""
 
     def __init__(
-        self, db: Path, api_key: str, log_path: Path, *, startup_timeout: float = 120
+        self, db: Path | str, api_key: str, log_path: Path, *, startup_timeout: float = 120
     ) -> None:
         self.db = db
         self.log_path = log_path
