@@ -114,7 +114,11 @@ def is_postgres(db: str | None) -> bool:
 
 def pg_location(db: str, size: int, seed: int) -> str:
     """``db`` with the store's tables in the schema of (size, seed)."""
-    schema = "bench_" + stem(size, seed).replace("-", "_")
+    return with_schema(db, "bench_" + stem(size, seed).replace("-", "_"))
+
+
+def with_schema(db: str, schema: str) -> str:
+    """The PostgreSQL URL ``db`` with the store's tables in ``schema``."""
     parts = urllib.parse.urlsplit(db)
     query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
     query = [(k, v) for k, v in query if k != "schema"] + [("schema", schema)]
@@ -153,24 +157,24 @@ def ensure_db(
         stats = BuildStats(**{**meta["stats"], "cached": True})
         # Stats written before the cap existed: every vector was embedded.
         stats.vectors = stats.vectors or vector_counts(graph, None)
-        if url is not None and (meta.get("url") != _no_password(url) or not _pg_built(url)):
-            log(f"[{size:,}] {_no_password(url)} holds no build of this graph; building")
+        if url is not None and (meta.get("url") != shown_url(url) or not _pg_built(url)):
+            log(f"[{size:,}] {shown_url(url)} holds no build of this graph; building")
         elif meta.get("fingerprint") != fingerprint:
             log(f"[{size:,}] {path} does not match the generated graph; rebuilding")
         elif stats.vectors != wanted:
             log(f"[{size:,}] {path} has another real/derived vector split; rebuilding")
         else:
-            log(f"[{size:,}] reusing {_no_password(url) if url else path} (built earlier)")
+            log(f"[{size:,}] reusing {shown_url(url) if url else path} (built earlier)")
             return Built(graph, stats, path, url)
     stats = _build(graph, url or path, out_dir, generate_s, log, embed_cap)
     meta = {"fingerprint": fingerprint, "stats": asdict(stats)}
     if url is not None:
-        meta["url"] = _no_password(url)
+        meta["url"] = shown_url(url)
     meta_path.write_text(json.dumps(meta, indent=2) + "\n")
     return Built(graph, stats, path, url)
 
 
-def _no_password(url: str) -> str:
+def shown_url(url: str) -> str:
     parts = urllib.parse.urlsplit(url)
     if parts.password is None:
         return url
@@ -201,7 +205,7 @@ def _pg_built(url: str) -> bool:
         return done is not None
 
 
-def _pg_reset(url: str) -> None:
+def reset_schema(url: str) -> None:
     import psycopg
 
     server, schema = _pg_schema(url)
@@ -254,8 +258,8 @@ def _build(
         for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
             leftover.unlink(missing_ok=True)
     else:
-        _pg_reset(url)
-    name = _no_password(url) if url is not None else path.name
+        reset_schema(url)
+    name = shown_url(url) if url is not None else path.name
     log(
         f"[{size:,}] building {name}: {len(graph.nodes):,} nodes, {len(graph.edges):,}"
         f" edges, {len(graph.episodes):,} episodes (generated in {generate_s:.1f} s)"
