@@ -47,6 +47,7 @@ from graphrecall.store.base import Store
 
 Log = Callable[[str], None]
 INSERT_CHUNK = 20_000
+PG_INSERT_CHUNK = 500
 EMBED_CHUNK = 2_048
 DERIVED_NOISE = 0.02  # per-component std of the noise on a derived vector (cosine ~0.93)
 KINDS: tuple[type[Record], ...] = (Edge, Node, Episode)
@@ -271,7 +272,8 @@ def _build(
             store.insert([graph.project, graph.user, graph.graph, *graph.threads])
         nodes, messages = _searchable(graph)
         for kind, records in ((Node, nodes), (Episode, messages), (Edge, graph.edges)):
-            _insert(store, records, f"[{size:,}] inserting {kind.__name__.lower()}s", log)
+            label = f"[{size:,}] inserting {kind.__name__.lower()}s"
+            _insert(store, records, label, log, INSERT_CHUNK if url is None else PG_INSERT_CHUNK)
         with store.transaction():
             for node_uuid, episodes in graph.node_links.items():
                 store.link_episodes(Node, graph.graph.uuid, node_uuid, episodes)
@@ -357,11 +359,19 @@ def _searchable(graph: SyntheticGraph) -> tuple[list[Node], list[Episode]]:
     return nodes, episodes
 
 
-def _insert(store: Store, records: Sequence[Record], label: str, log: Log) -> None:
-    for start in range(0, len(records), INSERT_CHUNK):
+def _insert(store: Store, records: Sequence[Record], label: str, log: Log, chunk: int) -> None:
+    # PostgreSQL's lexical statistics are counted per row by triggers: a common term's
+    # count row is updated by every row of the transaction, and each update walks the
+    # versions the transaction already made of it, so big transactions cost quadratically.
+    # Ingestion writes one episode's rows per transaction; the build commits often too.
+    last = 0.0
+    for start in range(0, len(records), chunk):
         with store.transaction():
-            store.insert(records[start : start + INSERT_CHUNK])
-        log(f"{label}: {min(start + INSERT_CHUNK, len(records)):,}/{len(records):,}")
+            store.insert(records[start : start + chunk])
+        done = min(start + chunk, len(records))
+        if time.perf_counter() - last > 5 or done == len(records):
+            last = time.perf_counter()
+            log(f"{label}: {done:,}/{len(records):,}")
 
 
 def _embed(

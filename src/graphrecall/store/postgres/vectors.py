@@ -74,10 +74,12 @@ class Vectors:
                 "DELETE FROM embeddings WHERE kind = %s AND uuid = ANY(%s)",
                 [table, [uuid for uuid, _ in items]],
             )
-            self.db.executemany(
+            # One statement: the count trigger (migration 6) fires once, not once a row
+            # (each firing would update the owner's count row again in this transaction).
+            self.db.execute(
                 "INSERT INTO embeddings (kind, owner_uuid, uuid, embedding)"
-                " VALUES (%s, %s, %s, %s::vector)",
-                [(table, owner_uuid, uuid, to_text(v)) for uuid, v in items],
+                " SELECT %s, %s, u, v::vector FROM unnest(%s::text[], %s::text[]) AS x(u, v)",
+                [table, owner_uuid, [uuid for uuid, _ in items], [to_text(v) for _, v in items]],
             )
 
     def get_embeddings(
