@@ -127,7 +127,7 @@ class Vectors:
         sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
         query = np.asarray(vector, dtype=np.float32)
         join = (
-            f"SELECT t.uuid, e.embedding::text AS v FROM embeddings e JOIN {table} t"
+            f"SELECT t.uuid, e.embedding AS v FROM embeddings e JOIN {table} t"
             f" ON t.{owner} = e.owner_uuid AND t.uuid = e.uuid"
             f" WHERE e.owner_uuid = %s AND e.kind = %s AND {sql_where}"
         )
@@ -139,8 +139,11 @@ class Vectors:
         ):
             rows = self._approximate(join, table, [owner_uuid, table, *params], query, limit)
         if rows is None:
+            # The vectors go to text only for the rows kept: in one query level PostgreSQL
+            # renders every candidate's before the sort (~0.5 ms per 10 rows here).
             rows = self.db.query(
-                f"{join} ORDER BY e.embedding <#> %s::vector, t.uuid LIMIT {int(limit)}",
+                f"SELECT uuid, v::text AS v FROM ({join}"
+                f" ORDER BY e.embedding <#> %s::vector, t.uuid LIMIT {int(limit)}) best",
                 [owner_uuid, table, *params, to_text(query)],
             )
         if not rows:
@@ -158,9 +161,10 @@ class Vectors:
         spelled as the partial index's, literally, so the planner can use it."""
         ef = min(EF_SEARCH_MAX, max(EF_SEARCH, 2 * limit))
         sql = (
-            f"{join} AND e.kind = '{table}' AND vector_dims(e.embedding) = {HNSW_DIMS}"
+            f"SELECT uuid, v::text AS v FROM ({join}"
+            f" AND e.kind = '{table}' AND vector_dims(e.embedding) = {HNSW_DIMS}"
             f" ORDER BY e.embedding::vector({HNSW_DIMS}) <=> %s::vector({HNSW_DIMS})"
-            f" LIMIT {int(limit)}"
+            f" LIMIT {int(limit)}) near"
         )
         iterative = self.iterative_scans()
         with self.db.connection() as conn, conn.transaction():
