@@ -40,8 +40,10 @@ def to_text(vector: Vector) -> str:
     return "[" + ",".join(repr(float(x)) for x in np.asarray(vector, dtype=np.float32)) + "]"
 
 
-def from_text(text: str) -> Vector:
-    return np.array([float(x) for x in text[1:-1].split(",")], dtype=np.float32)
+def from_binary(data: bytes) -> Vector:
+    """pgvector's binary form: dimensions (int16), unused (int16), then float32s, all
+    big-endian: the stored floats exactly, with no text to render or parse."""
+    return np.frombuffer(data, dtype=">f4", offset=4).astype(np.float32)
 
 
 class Vectors:
@@ -87,12 +89,12 @@ class Vectors:
     ) -> dict[str, Vector]:
         if not uuids:
             return {}
-        rows = self.db.query(
-            "SELECT uuid, embedding::text AS v FROM embeddings"
+        rows = self._binary(
+            "SELECT uuid, embedding AS v FROM embeddings"
             " WHERE owner_uuid = %s AND kind = %s AND uuid = ANY(%s)",
             [owner_uuid, rowmap.table(kind), list(uuids)],
         )
-        return {r["uuid"]: from_text(r["v"]) for r in rows}
+        return {r["uuid"]: from_binary(r["v"]) for r in rows}
 
     def delete_embeddings(self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]) -> None:
         with self.db.transaction():
@@ -126,11 +128,18 @@ class Vectors:
         owner = owner_field(kind)
         sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
         query = np.asarray(vector, dtype=np.float32)
-        join = (
-            f"SELECT t.uuid, e.embedding AS v FROM embeddings e JOIN {table} t"
-            f" ON t.{owner} = e.owner_uuid AND t.uuid = e.uuid"
-            f" WHERE e.owner_uuid = %s AND e.kind = %s AND {sql_where}"
-        )
+        if where is None and dict(scope) == {owner: owner_uuid}:
+            # The scope is the owner itself: its vectors are its rows' (they are deleted
+            # with them), so the record table need not be joined.
+            join = "SELECT e.uuid, e.embedding AS v FROM embeddings e WHERE e.owner_uuid = %s"
+            join += " AND e.kind = %s"
+            params = []
+        else:
+            join = (
+                f"SELECT t.uuid, e.embedding AS v FROM embeddings e JOIN {table} t"
+                f" ON t.{owner} = e.owner_uuid AND t.uuid = e.uuid"
+                f" WHERE e.owner_uuid = %s AND e.kind = %s AND {sql_where}"
+            )
         rows = None
         if (
             table in VECTOR_TABLES
@@ -141,14 +150,13 @@ class Vectors:
         if rows is None:
             # The vectors go to text only for the rows kept: in one query level PostgreSQL
             # renders every candidate's before the sort (~0.5 ms per 10 rows here).
-            rows = self.db.query(
-                f"SELECT uuid, v::text AS v FROM ({join}"
-                f" ORDER BY e.embedding <#> %s::vector, t.uuid LIMIT {int(limit)}) best",
+            rows = self._binary(
+                f"{join} ORDER BY e.embedding <#> %s::vector, e.uuid LIMIT {int(limit)}",
                 [owner_uuid, table, *params, to_text(query)],
             )
         if not rows:
             return []
-        matrix = np.stack([from_text(r["v"]) for r in rows])
+        matrix = np.stack([from_binary(r["v"]) for r in rows])
         scores = matrix @ query
         found = [(r["uuid"], float(s)) for r, s in zip(rows, scores.tolist(), strict=True)]
         return sorted(found, key=lambda x: (-x[1], x[0]))
@@ -161,10 +169,9 @@ class Vectors:
         spelled as the partial index's, literally, so the planner can use it."""
         ef = min(EF_SEARCH_MAX, max(EF_SEARCH, 2 * limit))
         sql = (
-            f"SELECT uuid, v::text AS v FROM ({join}"
-            f" AND e.kind = '{table}' AND vector_dims(e.embedding) = {HNSW_DIMS}"
+            f"{join} AND e.kind = '{table}' AND vector_dims(e.embedding) = {HNSW_DIMS}"
             f" ORDER BY e.embedding::vector({HNSW_DIMS}) <=> %s::vector({HNSW_DIMS})"
-            f" LIMIT {int(limit)}) near"
+            f" LIMIT {int(limit)}"
         )
         iterative = self.iterative_scans()
         with self.db.connection() as conn, conn.transaction():
@@ -173,5 +180,10 @@ class Vectors:
             if iterative:
                 # Order among the rows found is restored by the exact rescoring.
                 conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            rows = conn.execute(sql, [*params, to_text(query)]).fetchall()
+            rows = conn.execute(sql, [*params, to_text(query)], binary=True).fetchall()
         return rows if len(rows) >= limit else None
+
+    def _binary(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+        """Rows in binary form (vectors as pgvector's bytes, read by ``from_binary``)."""
+        with self.db.connection() as conn:
+            return conn.execute(sql, params, binary=True).fetchall()
