@@ -80,7 +80,8 @@ VECTOR_TABLES = ("edges", "nodes", "episodes", "observations", "memories")
 HNSW_DIMS = 384
 
 
-def _hnsw(table: str) -> str:
+def hnsw_index(table: str) -> str:
+    """The HNSW index of one kind's vectors (migration 6; bulk loads rebuild it)."""
     return f"""
     CREATE INDEX embeddings_hnsw_{table} ON embeddings
         USING hnsw ((embedding::vector({HNSW_DIMS})) vector_cosine_ops)
@@ -349,7 +350,7 @@ MIGRATIONS: list[str] = [
     # column is an untyped ``vector``, so each index is on the cast, partial on the kind
     # and the dimension), and each owner's vector count per kind, kept by statement
     # triggers, which decides between the exact scan and the index.
-    _VECTOR_COUNTS + "".join(_hnsw(t) for t in VECTOR_TABLES),
+    _VECTOR_COUNTS + "".join(hnsw_index(t) for t in VECTOR_TABLES),
 ]
 
 
