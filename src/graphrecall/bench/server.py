@@ -141,10 +141,24 @@ class WorkerProcesses:
                 self.processes.append(
                     subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
                 )
+            self._wait_ready()
         except BaseException:
             self.stop()
             raise
         return self
+
+    def _wait_ready(self, timeout_s: float = 300) -> None:
+        """Until every worker has loaded its models and started (its first log line), so
+        a timed run does not count their start-up."""
+        deadline = time.monotonic() + timeout_s
+        for i, process in enumerate(self.processes):
+            log = self.log_dir / f"worker-{i}.log"
+            while "processing tasks" not in log.read_text(errors="replace"):
+                if process.poll() is not None:
+                    raise RuntimeError(f"worker {i} exited early: {log.read_text()[-2000:]}")
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"worker {i} did not start in {timeout_s:.0f} s")
+                time.sleep(0.2)
 
     def __exit__(
         self,
