@@ -14,6 +14,11 @@ seeded noise, renormalised). Derived vectors keep the matrix's size and a realis
 of directions, so the cost of an exact vector search is the real one, but they carry no
 meaning: recall measured on a graph with derived vectors is not a quality number. The
 build stats record how many vectors of each kind are real and derived.
+
+With ``db`` (a ``postgresql://`` URL) the graph is built into a schema of its own on that
+server (``bench_search_n<size>_s<seed>_g<generator>``), reused the same way (its
+fingerprint is kept in ``OUT/<stem>.postgres.json``); the vectors come from the same
+``.npy`` cache, so SQLite and PostgreSQL runs search the same vectors.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import json
 import os
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -41,6 +47,7 @@ from graphrecall.store.base import Store
 
 Log = Callable[[str], None]
 INSERT_CHUNK = 20_000
+PG_INSERT_CHUNK = 500
 EMBED_CHUNK = 2_048
 DERIVED_NOISE = 0.02  # per-component std of the noise on a derived vector (cosine ~0.93)
 KINDS: tuple[type[Record], ...] = (Edge, Node, Episode)
@@ -79,7 +86,13 @@ class BuildStats:
 class Built:
     graph: SyntheticGraph
     stats: BuildStats
-    path: Path
+    path: Path  # the SQLite file, or the PostgreSQL meta file when ``url`` is set
+    url: str | None = None  # the PostgreSQL store (with its schema), if built there
+
+    @property
+    def location(self) -> str:
+        """What ``open_store`` and ``--db`` take for this database."""
+        return self.url if self.url is not None else str(self.path)
 
 
 def stem(size: int, seed: int) -> str:
@@ -96,11 +109,35 @@ def vector_counts(graph: SyntheticGraph, embed_cap: int | None) -> dict[str, dic
     return out
 
 
+def is_postgres(db: str | None) -> bool:
+    return db is not None and db.startswith(("postgres://", "postgresql://"))
+
+
+def pg_location(db: str, size: int, seed: int) -> str:
+    """``db`` with the store's tables in the schema of (size, seed)."""
+    return with_schema(db, "bench_" + stem(size, seed).replace("-", "_"))
+
+
+def with_schema(db: str, schema: str) -> str:
+    """The PostgreSQL URL ``db`` with the store's tables in ``schema``."""
+    parts = urllib.parse.urlsplit(db)
+    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    query = [(k, v) for k, v in query if k != "schema"] + [("schema", schema)]
+    return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
+
+
 def ensure_db(
-    size: int, seed: int, out_dir: Path, log: Log = print, *, embed_cap: int | None = None
+    size: int,
+    seed: int,
+    out_dir: Path,
+    log: Log = print,
+    *,
+    embed_cap: int | None = None,
+    db: str | None = None,
 ) -> Built:
-    """The database for (size, seed): reused from ``out_dir`` when it is there (and has
-    the real/derived vector split ``embed_cap`` asks for), else built."""
+    """The database for (size, seed): reused from ``out_dir`` (or, with ``db`` a
+    PostgreSQL URL, from its schema on that server) when it is there (and has the
+    real/derived vector split ``embed_cap`` asks for), else built."""
     if embed_cap is not None and embed_cap < 1:
         raise ValueError("the embedding cap must be at least 1")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -109,25 +146,132 @@ def ensure_db(
     generate_s = time.perf_counter() - started
     fingerprint = graph.fingerprint()
     wanted = vector_counts(graph, embed_cap)
+    url = pg_location(db, size, seed) if db is not None and is_postgres(db) else None
+    if db is not None and url is None:
+        raise ValueError("--db takes a postgresql:// URL (without it: SQLite under --out)")
     path = out_dir / f"{stem(size, seed)}.db"
     meta_path = path.with_suffix(".json")
-    if path.exists() and meta_path.exists():
+    if url is not None:
+        path = meta_path = out_dir / f"{stem(size, seed)}.postgres.json"
+    if meta_path.exists() and (url is not None or path.exists()):
         meta = json.loads(meta_path.read_text())
         stats = BuildStats(**{**meta["stats"], "cached": True})
         # Stats written before the cap existed: every vector was embedded.
         stats.vectors = stats.vectors or vector_counts(graph, None)
-        if meta.get("fingerprint") != fingerprint:
+        if url is not None and (meta.get("url") != shown_url(url) or not _pg_built(url)):
+            log(f"[{size:,}] {shown_url(url)} holds no build of this graph; building")
+        elif meta.get("fingerprint") != fingerprint:
             log(f"[{size:,}] {path} does not match the generated graph; rebuilding")
         elif stats.vectors != wanted:
             log(f"[{size:,}] {path} has another real/derived vector split; rebuilding")
         else:
-            log(f"[{size:,}] reusing {path} (built earlier)")
-            return Built(graph, stats, path)
-    stats = _build(graph, path, out_dir, generate_s, log, embed_cap)
-    meta_path.write_text(
-        json.dumps({"fingerprint": fingerprint, "stats": asdict(stats)}, indent=2) + "\n"
-    )
-    return Built(graph, stats, path)
+            log(f"[{size:,}] reusing {shown_url(url) if url else path} (built earlier)")
+            return Built(graph, stats, path, url)
+    stats = _build(graph, url or path, out_dir, generate_s, log, embed_cap)
+    meta = {"fingerprint": fingerprint, "stats": asdict(stats)}
+    if url is not None:
+        meta["url"] = shown_url(url)
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+    return Built(graph, stats, path, url)
+
+
+def shown_url(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+def _pg_schema(url: str) -> tuple[str, str]:
+    from graphrecall.store.postgres.connection import split_schema
+
+    return split_schema(url)
+
+
+def _pg_built(url: str) -> bool:
+    """Whether the schema of ``url`` holds a finished build (its completion mark)."""
+    import psycopg
+
+    server, schema = _pg_schema(url)
+    with psycopg.connect(server, autocommit=True) as conn:
+        found = conn.execute(
+            "SELECT 1 FROM pg_tables WHERE schemaname = %s AND tablename = 'settings'", [schema]
+        ).fetchone()
+        if found is None:
+            return False
+        done = conn.execute(
+            f"SELECT 1 FROM {schema}.settings WHERE key = %s", [BUILT_MARK]
+        ).fetchone()
+        return done is not None
+
+
+def reset_schema(url: str) -> None:
+    import psycopg
+
+    server, schema = _pg_schema(url)
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+def _pg_bytes(url: str) -> int:
+    import psycopg
+
+    server, schema = _pg_schema(url)
+    with psycopg.connect(server, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c"
+            " JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = %s AND c.relkind IN ('r', 'm')",
+            [schema],
+        ).fetchone()
+        if row is None:
+            return 0
+        return int(row[0])
+
+
+BUILT_MARK = "bench.built"
+
+
+def _pg_bulk_load(url: str, *, start: bool) -> None:
+    """A PostgreSQL build loads its schema in bulk: the per-row lexical triggers are off
+    and the HNSW indexes dropped while it loads (each row would update every one of its
+    terms' count rows, each vector walk the graph: the 100k build ran at ~30 rows/s);
+    at the end the counts the triggers keep are computed at once from the rows (only
+    inserts happened, so they are the same) and the indexes built as migration 6 does."""
+    import psycopg
+
+    from graphrecall.domain.scopes import TEXT_TABLES
+    from graphrecall.store.postgres.migrations import VECTOR_TABLES, hnsw_index
+
+    server, schema = _pg_schema(url)
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"SET search_path TO {schema}, public")
+        if start:
+            for table in TEXT_TABLES:
+                conn.execute(f"ALTER TABLE {table} DISABLE TRIGGER {table}_lex_insert")
+            for table in VECTOR_TABLES:
+                conn.execute(f"DROP INDEX IF EXISTS embeddings_hnsw_{table}")
+            return
+        conn.execute("SET maintenance_work_mem = '512MB'")
+        with conn.transaction():
+            for table in TEXT_TABLES:
+                conn.execute("DELETE FROM lexical_totals WHERE tbl = %s", [table])
+                conn.execute(
+                    "INSERT INTO lexical_totals SELECT %s, count(*), coalesce(sum(lex_len), 0)"
+                    f" FROM {table} HAVING count(*) > 0",
+                    [table],
+                )
+                conn.execute("DELETE FROM lexical_terms WHERE tbl = %s", [table])
+                conn.execute(
+                    "INSERT INTO lexical_terms SELECT %s, k, count(*)"
+                    f" FROM {table}, jsonb_object_keys(lex_tf) k GROUP BY k",
+                    [table],
+                )
+                conn.execute(f"ALTER TABLE {table} ENABLE TRIGGER {table}_lex_insert")
+        for table in VECTOR_TABLES:
+            conn.execute(hnsw_index(table))
+        conn.execute("ANALYZE")
 
 
 def _records(graph: SyntheticGraph, kind: type[Record]) -> Sequence[Record]:
@@ -140,28 +284,39 @@ def _records(graph: SyntheticGraph, kind: type[Record]) -> Sequence[Record]:
 
 def _build(
     graph: SyntheticGraph,
-    path: Path,
+    target: Path | str,
     out_dir: Path,
     generate_s: float,
     log: Log,
     embed_cap: int | None,
 ) -> BuildStats:
+    """Build into ``target``: a SQLite path (written beside it, then moved into place)
+    or a PostgreSQL URL (its schema emptied first; marked built at the end)."""
     size = graph.size
+    url = target if isinstance(target, str) else None
+    path = Path(target) if url is None else Path(out_dir / "postgres")
     tmp = path.with_name(path.name + ".building")
-    for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-        leftover.unlink(missing_ok=True)
+    if url is None:
+        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+            leftover.unlink(missing_ok=True)
+    else:
+        reset_schema(url)
+    name = shown_url(url) if url is not None else path.name
     log(
-        f"[{size:,}] building {path.name}: {len(graph.nodes):,} nodes, {len(graph.edges):,}"
+        f"[{size:,}] building {name}: {len(graph.nodes):,} nodes, {len(graph.edges):,}"
         f" edges, {len(graph.episodes):,} episodes (generated in {generate_s:.1f} s)"
     )
-    store = open_store(tmp)
+    store = open_store(url if url is not None else tmp)
+    if url is not None:
+        _pg_bulk_load(url, start=True)
     try:
         started = time.perf_counter()
         with store.transaction():
             store.insert([graph.project, graph.user, graph.graph, *graph.threads])
         nodes, messages = _searchable(graph)
         for kind, records in ((Node, nodes), (Episode, messages), (Edge, graph.edges)):
-            _insert(store, records, f"[{size:,}] inserting {kind.__name__.lower()}s", log)
+            label = f"[{size:,}] inserting {kind.__name__.lower()}s"
+            _insert(store, records, label, log, INSERT_CHUNK if url is None else PG_INSERT_CHUNK)
         with store.transaction():
             for node_uuid, episodes in graph.node_links.items():
                 store.link_episodes(Node, graph.graph.uuid, node_uuid, episodes)
@@ -182,15 +337,19 @@ def _build(
             embed_s += seconds
             embedded += count
             derive_s += derived_s
+        if url is not None:
+            _pg_bulk_load(url, start=False)
+            store.setting(BUILT_MARK, "1")  # first read stores it: the build is whole
     finally:
         store.close()
-    for suffix in ("-wal", "-shm"):
-        Path(f"{tmp}{suffix}").unlink(missing_ok=True)
-    os.replace(tmp, path)
-    db_bytes = path.stat().st_size
+    if url is None:
+        for suffix in ("-wal", "-shm"):
+            Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+        os.replace(tmp, path)
+    db_bytes = path.stat().st_size if url is None else _pg_bytes(url)
     rate = embedded / embed_s if embedded and embed_s > 0 else None
     log(
-        f"[{size:,}] built {path.name}: {db_bytes / 1e6:.1f} MB"
+        f"[{size:,}] built {name}: {db_bytes / 1e6:.1f} MB"
         f" ({db_bytes / size:,.0f} bytes per fact)"
         + (f", embedded {embedded:,} texts at {rate:,.0f}/s" if rate else "")
     )
@@ -244,11 +403,19 @@ def _searchable(graph: SyntheticGraph) -> tuple[list[Node], list[Episode]]:
     return nodes, episodes
 
 
-def _insert(store: Store, records: Sequence[Record], label: str, log: Log) -> None:
-    for start in range(0, len(records), INSERT_CHUNK):
+def _insert(store: Store, records: Sequence[Record], label: str, log: Log, chunk: int) -> None:
+    # PostgreSQL's lexical statistics are counted per row by triggers: a common term's
+    # count row is updated by every row of the transaction, and each update walks the
+    # versions the transaction already made of it, so big transactions cost quadratically.
+    # Ingestion writes one episode's rows per transaction; the build commits often too.
+    last = 0.0
+    for start in range(0, len(records), chunk):
         with store.transaction():
-            store.insert(records[start : start + INSERT_CHUNK])
-        log(f"{label}: {min(start + INSERT_CHUNK, len(records)):,}/{len(records):,}")
+            store.insert(records[start : start + chunk])
+        done = min(start + chunk, len(records))
+        if time.perf_counter() - last > 5 or done == len(records):
+            last = time.perf_counter()
+            log(f"{label}: {done:,}/{len(records):,}")
 
 
 def _embed(
@@ -326,9 +493,12 @@ def derive_vectors(
     return out
 
 
-def working_copy(built: Built, out_dir: Path) -> Path:
+def working_copy(built: Built, out_dir: Path) -> Path | str:
     """A copy of the cached database for one run, so searches (which write cursors) never
-    change the cache."""
+    change the cache. A PostgreSQL build is used in place: its searches add only cursors,
+    which expire, and nothing else in it needs compacting."""
+    if built.url is not None:
+        return built.url
     # Named per process: two benchmarks running at once must not share (and delete) a copy.
     target = out_dir / f"{stem(built.graph.size, built.graph.seed)}.run-{os.getpid()}.db"
     for suffix in ("", "-wal", "-shm"):

@@ -22,12 +22,14 @@ this module is the command.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import tempfile
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from graphrecall.bench.build import is_postgres, reset_schema, with_schema
 from graphrecall.bench.graph_yield import facts_markdown, graph_stats, sample_facts
 from graphrecall.bench.ingest_runs import (
     API_KEY,
@@ -69,10 +71,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workdir", help="keep the databases and the server log here (default: a temp dir)"
     )
+    parser.add_argument(
+        "--db",
+        help="ingest into this PostgreSQL server (postgresql://...; a schema per run, emptied"
+        " first) instead of SQLite files in the work directory",
+    )
+    parser.add_argument(
+        "--workers",
+        help="with --db: after the other runs, the http run again for each of these counts of"
+        " 'graphrecall worker' processes (one thread each) beside 'serve --no-worker',"
+        " e.g. 1,2,4",
+    )
+    parser.add_argument(
+        "--max-turns",
+        type=int,
+        help="only the first N messages of each sample (a small, fixed message count)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     samples = load(Path(args.data), args.samples)
+    if args.max_turns is not None:
+        if args.max_turns < 1:
+            raise ValueError("--max-turns must be at least 1")
+        samples = [_first_turns(s, args.max_turns) for s in samples]
+    if args.db is not None and not is_postgres(args.db):
+        raise ValueError("--db takes a postgresql:// URL (without it: SQLite)")
+    workers = [int(n) for n in str(args.workers).split(",") if n.strip()] if args.workers else []
+    if workers and args.db is None:
+        raise ValueError("--workers needs --db (processes sharing a PostgreSQL database)")
+    if any(n < 1 for n in workers):
+        raise ValueError("--workers counts must be at least 1")
     json_path = Path(args.json) if args.json else Path("bench-out") / "ingest.json"
     from graphrecall.bench.machine import machine
 
@@ -89,6 +118,9 @@ def run(args: argparse.Namespace) -> int:
             "seed": args.seed,
             "batch": BATCH,
             "threads": args.threads or default_threads(),
+            "backend": "postgresql" if args.db else "sqlite",
+            "max_turns": args.max_turns,
+            "workers": workers,
         },
         "messages": sum(len(s.turns) for s in samples),
         "sessions": sum(len(s.sessions) for s in samples),
@@ -102,18 +134,22 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="graphrecall-bench-ingest-") as tmp:
         work = Path(args.workdir) if args.workdir else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        facts_from: tuple[Path, IngestRun] | None = None
+        facts_from: tuple[Path | str, IngestRun] | None = None
         if args.mode in ("both", "http"):
-            db = _fresh(work / "ingest-http.db")
+            db = _fresh(work / "ingest-http.db", args.db)
             run_http = _http_run(db, samples, work / "ingest-http-server.log")
             result["runs"]["http"] = _describe(db, run_http)
             facts_from = (db, run_http)
         if args.mode in ("both", "offline"):
-            db = _fresh(work / "ingest-offline.db")
+            db = _fresh(work / "ingest-offline.db", args.db)
             print("offline: services + worker tasks in-process", flush=True)
             run_offline = ingest_offline(db, samples, log=_log, worker_threads=args.threads)
             result["runs"]["offline"] = _describe(db, run_offline)
             facts_from = (db, run_offline)
+        for count in workers:
+            db = _fresh(work / f"ingest-workers-{count}.db", args.db)
+            run_workers = _http_run(db, samples, work / f"ingest-w{count}", workers=count)
+            result["runs"][f"{count} worker(s)"] = _describe(db, run_workers)
         assert facts_from is not None
         offline = result["runs"].get("offline")
         result["target"] = {
@@ -155,13 +191,34 @@ def _log(text: str) -> None:
     print(text, flush=True)
 
 
-def _fresh(db: Path) -> Path:
+def _first_turns(sample: Sample, limit: int) -> Sample:
+    """``sample`` with only its first ``limit`` turns (later sessions dropped)."""
+    sessions = []
+    left = limit
+    for session in sample.sessions:
+        if left <= 0:
+            break
+        sessions.append(dataclasses.replace(session, turns=session.turns[:left]))
+        left -= len(sessions[-1].turns)
+    return dataclasses.replace(sample, sessions=tuple(sessions))
+
+
+def _fresh(db: Path, url: str | None = None) -> Path | str:
+    """A fresh SQLite file, or with ``url`` an emptied PostgreSQL schema named after it."""
+    if url is not None:
+        location = with_schema(url, "bench_" + db.stem.replace("-", "_"))
+        reset_schema(location)
+        return location
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     return db
 
 
-def _http_run(db: Path, samples: Sequence[Sample], log_path: Path) -> IngestRun:
+def _http_run(
+    db: Path | str, samples: Sequence[Sample], log_path: Path, *, workers: int = 0
+) -> IngestRun:
+    """The SDK run; with ``workers``, the server runs ``--no-worker`` beside that many
+    ``graphrecall worker`` processes (their logs in the directory ``log_path``)."""
     try:
         from zep_cloud import Zep
     except ImportError as exc:
@@ -169,15 +226,24 @@ def _http_run(db: Path, samples: Sequence[Sample], log_path: Path) -> IngestRun:
             "the http run needs the zep-cloud package (pip install 'graphrecall[dev]');"
             " or pass --mode offline"
         ) from exc
-    from graphrecall.bench.server import ServerProcess
+    from graphrecall.bench.server import ServerProcess, WorkerProcesses
 
+    if workers:
+        print(f"http: SDK -> serve --no-worker + {workers} worker process(es)", flush=True)
+        log_path.mkdir(parents=True, exist_ok=True)
+        with (
+            WorkerProcesses(db, workers, log_path),
+            ServerProcess(db, API_KEY, log_path / "server.log", worker=False) as server,
+        ):
+            client = Zep(api_key=API_KEY, base_url=server.base_url, max_retries=0, timeout=300)
+            return ingest_sdk(client, samples, log=_log)
     print("http: zep-cloud SDK -> graphrecall serve (loopback)", flush=True)
     with ServerProcess(db, API_KEY, log_path) as server:
         client = Zep(api_key=API_KEY, base_url=server.base_url, max_retries=0, timeout=300)
         return ingest_sdk(client, samples, log=_log)
 
 
-def _describe(db: Path, run: IngestRun) -> dict[str, Any]:
+def _describe(db: Path | str, run: IngestRun) -> dict[str, Any]:
     from graphrecall.store import open_store
 
     store = open_store(db)

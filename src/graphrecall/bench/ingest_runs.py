@@ -203,7 +203,11 @@ class TimedExtractor:
 
 
 def ingest_offline(
-    db: Path, samples: Sequence[Sample], *, log: Log = print, worker_threads: int | None = None
+    db: Path | str,
+    samples: Sequence[Sample],
+    *,
+    log: Log = print,
+    worker_threads: int | None = None,
 ) -> IngestRun:
     """The same users, threads and messages through the services in-process; then every
     queued task run by the worker's code (``drain_tasks``), timed alone."""

@@ -39,6 +39,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from graphrecall.bench.build import is_postgres, reset_schema, with_schema
 from graphrecall.bench.ingest_runs import API_KEY, IngestedSample, ingest_sdk
 from graphrecall.bench.locomo_data import Question, category_name, load
 from graphrecall.bench.locomo_report import draw_chart, table
@@ -150,6 +151,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workdir", help="keep the database and the server log here (default: a temp dir)"
     )
+    parser.add_argument(
+        "--db",
+        help="ingest into this PostgreSQL server (postgresql://...; schema bench_locomo,"
+        " emptied first) instead of a SQLite file in the work directory",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -165,6 +171,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.max_questions is not None and args.max_questions < 1:
         raise ValueError("--max-questions must be at least 1")
+    if args.db is not None and not is_postgres(args.db):
+        raise ValueError("--db takes a postgresql:// URL (without it: SQLite)")
     data_path = Path(args.data)
     samples = load(data_path, args.samples)
     json_path = Path(args.json) if args.json else Path("bench-out") / "locomo.json"
@@ -195,9 +203,14 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="graphrecall-bench-locomo-") as tmp:
         work = Path(args.workdir) if args.workdir else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        db = work / "locomo.db"
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        db: Path | str = work / "locomo.db"
+        if args.db is not None:
+            db = with_schema(args.db, "bench_locomo")
+            reset_schema(db)
+        else:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+        result["params"]["backend"] = "sqlite" if isinstance(db, Path) else "postgresql"
         with ServerProcess(db, API_KEY, work / "locomo-server.log") as server:
             client = Zep(api_key=API_KEY, base_url=server.base_url, max_retries=0, timeout=300)
             print("ingesting through the SDK (messages in batches of 30)", flush=True)
@@ -433,10 +446,12 @@ def _ask_sdk(client: Zep, items: Sequence[Item]) -> tuple[list[dict[str, Any]], 
 # -- in-process baselines ----------------------------------------------------------------------
 
 
-def _baselines_in_process(db: Path, items: Sequence[Item], rows: list[dict[str, Any]]) -> None:
+def _baselines_in_process(
+    db: Path | str, items: Sequence[Item], rows: list[dict[str, Any]]
+) -> None:
     """BM25-only and vector-only rankings with the engine on the server's database (read
     while the server runs: SQLite WAL lets readers in), with the options the episode
-    search service would use, minus the other legs."""
+    search service would use, minus the other legs. PostgreSQL readers never wait either."""
     from graphrecall import runtime
     from graphrecall.retrieval import engine
     from graphrecall.services.search import SearchParams, options

@@ -33,6 +33,7 @@ import numpy as np
 
 from graphrecall import runtime
 from graphrecall.bench import vocab
+from graphrecall.bench.build import is_postgres, shown_url, with_schema
 from graphrecall.bench.server import ServerProcess, store_index_status, wait_for_builds
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
@@ -99,13 +100,13 @@ def _trees(rng: random.Random) -> list[str]:
     return out
 
 
-def build(db: Path, size: int, seed: int, log: Callable[[str], None]) -> dict[str, Any]:
+def build(db: Path | str, size: int, seed: int, log: Callable[[str], None]) -> dict[str, Any]:
     """Create the space and its memories with vectors (unless ``db`` already holds them)."""
     store = open_store(db)
     try:
         found = store.find(Space, {"slug": SLUG}, limit=1)
         if found and store.count(Memory, {"space_uuid": found[0].uuid}) == size:
-            log(f"reusing {db} ({size:,} memories)")
+            log(f"reusing {_shown(db)} ({size:,} memories)")
             return {"cached": True}
         projects.ensure_key(store, API_KEY)
         space = (
@@ -226,12 +227,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=7, help="random seed of the corpus (default 7)")
     parser.add_argument("--out", type=Path, default=Path("bench-out"), help="output directory")
     parser.add_argument("--no-rpc", action="store_true", help="skip the HTTP layer")
+    parser.add_argument(
+        "--db",
+        help="build and search on this PostgreSQL server (postgresql://...; the space in"
+        " schema bench_memories_SIZE_SEED, reused by later runs) instead of a SQLite file",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    db = out / f"memories-{args.size}-{args.seed}.db"
+    db: Path | str = out / f"memories-{args.size}-{args.seed}.db"
+    if args.db is not None:
+        if not is_postgres(args.db):
+            raise ValueError("--db takes a postgresql:// URL (without it: SQLite under --out)")
+        db = with_schema(args.db, f"bench_memories_{args.size}_{args.seed}")
+    backend = "sqlite" if isinstance(db, Path) else "postgresql"
     log = _log
     built = build(db, args.size, args.seed, log)
     params = cases(random.Random(args.seed + 1), args.queries)
@@ -287,6 +298,7 @@ def run(args: argparse.Namespace) -> int:
                 log(f"rpc {mode}: {results[mode]['rpc']['p95_ms']:.1f} ms p95")
     report = {
         "size": args.size,
+        "backend": backend,
         "queries": args.queries,
         "build": built,
         "machine": {"python": sys.version.split()[0], "platform": platform.platform()},
@@ -294,7 +306,8 @@ def run(args: argparse.Namespace) -> int:
         "indexes": indexes,
         "results": results,
     }
-    path = out / f"memory-bench-{args.size}.json"
+    suffix = "" if backend == "sqlite" else f"-{backend}"
+    path = out / f"memory-bench-{args.size}{suffix}.json"
     path.write_text(json.dumps(report, indent=2))
     print(table(report))
     print(f"\nwrote {path}")
@@ -321,12 +334,17 @@ def table(report: dict[str, Any]) -> str:
         rows.append([mode, *cells, f"{by_layer['service']['mean_results']:.1f}"])
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = [
-        f"memory.search latency, {report['size']:,} memories in one space,"
+        f"memory.search latency, {report['size']:,} memories in one space"
+        f" ({report.get('backend', 'sqlite')}),"
         f" {report['queries']} questions per mode (target p95 <= {report['target_p95_ms']:.0f} ms)",
         "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)),
     ]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     return "\n".join(lines)
+
+
+def _shown(db: Path | str) -> str:
+    return str(db) if isinstance(db, Path) else shown_url(db)
 
 
 def _log(text: str) -> None:

@@ -50,6 +50,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser, sizes="10000,100000", queries=200, layers=LAYERS, case_budget=120.0,
         json_name="search.json",
     )  # fmt: skip
+    parser.add_argument(
+        "--db",
+        help="build and search on this PostgreSQL server (postgresql://...; each size in a"
+        " schema of its own, reused by later runs) instead of SQLite files under --out",
+    )
+    parser.add_argument(
+        "--embed-cap",
+        type=int,
+        default=0,
+        help="embed at most N records per kind for real, derive the rest (bench/build.py;"
+        " latency only, not a quality number; 0, the default: embed all)",
+    )
 
 
 def add_common_arguments(
@@ -111,6 +123,12 @@ def make_plan(args: argparse.Namespace, json_name: str) -> Plan:
         raise ValueError("--queries and --sizes must be positive")
     if args.write_rate < 0:
         raise ValueError("--write-rate must not be negative")
+    db = getattr(args, "db", None)
+    if db is not None and not str(db).startswith(("postgres://", "postgresql://")):
+        raise ValueError("--db takes a postgresql:// URL (without it: SQLite under --out)")
+    if db is not None and args.write_rate:
+        # The PostgreSQL build is searched in place (no copy): writes would change it.
+        raise ValueError("--write-rate is for SQLite runs only (it would change the cached build)")
     out_dir = Path(args.out)
     return Plan(
         sizes=sizes,
@@ -123,6 +141,7 @@ def make_plan(args: argparse.Namespace, json_name: str) -> Plan:
         warmup=args.warmup,
         case_budget=args.case_budget,
         write_rate=args.write_rate,
+        db=db,
     )
 
 
@@ -144,6 +163,7 @@ def new_result(benchmark: str, plan: Plan) -> dict[str, Any]:
             "cases": [c.name for c in plan.cases],
             "layers": plan.layers,
             "write_rate": plan.write_rate,
+            "backend": "postgresql" if plan.db else "sqlite",
         },
         "runs": [],
     }
@@ -152,8 +172,13 @@ def new_result(benchmark: str, plan: Plan) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     plan = make_plan(args, "search.json")
     result = {**new_result("search", plan), "target": dict(TARGET)}
+    cap = args.embed_cap or None
+    if args.embed_cap < 0:
+        raise ValueError("--embed-cap must not be negative")
+    result["params"]["embed_cap"] = cap
     for size in plan.sizes:
-        run_result = run_size(ensure_db(size, plan.seed, plan.out_dir), plan)
+        built = ensure_db(size, plan.seed, plan.out_dir, embed_cap=cap, db=plan.db)
+        run_result = run_size(built, plan)
         result["runs"].append(run_result)
         print(report.table(run_result, plan.queries), flush=True)
         result["target"]["verdicts"] = report.verdicts(result)
@@ -167,8 +192,9 @@ def run_size(
     built: Built, plan: Plan, *, on_copy: Callable[[Path], dict[str, Any]] | None = None
 ) -> dict[str, Any]:
     """Measure every case of ``plan`` on every layer against a throw-away copy of the
-    built database; then ``on_copy(copy)`` (which may change it: it runs last) adds its
-    keys to the result. The copy is deleted afterwards."""
+    built database (a PostgreSQL build: the build itself); then ``on_copy(copy)`` (which
+    may change it: it runs last) adds its keys to the result. The copy is deleted
+    afterwards."""
     db = working_copy(built, plan.out_dir)
     queries = make_queries(built.graph, plan.queries, plan.seed)
     load_before = loadavg()
@@ -184,10 +210,13 @@ def run_size(
         if writer.summary() is not None:
             extra["writes"] = writer.summary()
         if on_copy is not None:
+            if not isinstance(db, Path):  # it may change the database: copies only
+                raise ValueError("this benchmark's extra steps run on SQLite copies only")
             more = on_copy(db)
     finally:
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        if isinstance(db, Path):  # a SQLite copy; a PostgreSQL build is used in place
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
     return {
         "size": built.graph.size,
         "build": asdict(built.stats),

@@ -91,6 +91,7 @@ class Plan:
     warmup: int
     case_budget: float
     write_rate: float = 0.0
+    db: str | None = None  # a PostgreSQL URL (bench search --db); None: SQLite
 
 
 # -- measuring ---------------------------------------------------------------------------

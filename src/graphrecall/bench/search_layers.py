@@ -35,7 +35,7 @@ from graphrecall.domain.clock import to_iso
 
 
 def in_process(
-    db: Path, built: Built, queries: Sequence[Query], plan: Plan, extra: dict[str, Any]
+    db: Path | str, built: Built, queries: Sequence[Query], plan: Plan, extra: dict[str, Any]
 ) -> list[Measurement]:
     from graphrecall import runtime
     from graphrecall.config import load_settings
@@ -181,7 +181,7 @@ def params_for(case: Case, q: Query, hub: str) -> Any:
 
 
 def through_sdk(
-    db: Path, built: Built, queries: Sequence[Query], plan: Plan, extra: dict[str, Any]
+    db: Path | str, built: Built, queries: Sequence[Query], plan: Plan, extra: dict[str, Any]
 ) -> list[Measurement]:
     try:
         from zep_cloud import Zep

@@ -28,9 +28,16 @@ class ServerProcess:
     ``/healthz`` and stops it on exit (also when the benchmark fails)."""
 
     def __init__(
-        self, db: Path, api_key: str, log_path: Path, *, startup_timeout: float = 120
+        self,
+        db: Path | str,
+        api_key: str,
+        log_path: Path,
+        *,
+        startup_timeout: float = 120,
+        worker: bool = True,
     ) -> None:
         self.db = db
+        self.worker = worker  # False: ``serve --no-worker`` (workers run as processes)
         self.log_path = log_path
         self.api_key = api_key
         self.port = free_port()
@@ -49,6 +56,8 @@ class ServerProcess:
             "GRAPHRECALL_LOG_LEVEL": "warning",
         }
         cmd = [sys.executable, "-m", "graphrecall", "serve", "--db", str(self.db)]
+        if not self.worker:
+            cmd.append("--no-worker")
         # The server's output goes to a file: a pipe nobody reads could fill and stall it.
         self._log = self.log_path.open("wb")
         self.process = subprocess.Popen(
@@ -104,6 +113,74 @@ class ServerProcess:
         if self._log is not None:
             self._log.close()
             self._log = None
+
+
+class WorkerProcesses:
+    """``with WorkerProcesses(db, n, log_dir):`` runs ``n`` ``graphrecall worker``
+    processes on ``db`` (each with ``threads`` worker threads) and stops them on exit."""
+
+    def __init__(self, db: Path | str, count: int, log_dir: Path, *, threads: int = 1) -> None:
+        self.db = db
+        self.count = count
+        self.threads = threads
+        self.log_dir = log_dir
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self._logs: list[IO[bytes]] = []
+
+    def __enter__(self) -> WorkerProcesses:
+        env = {
+            **os.environ,
+            "GRAPHRECALL_LOG_LEVEL": "warning",
+            "GRAPHRECALL_WORKER_THREADS": str(self.threads),
+        }
+        try:
+            for i in range(self.count):
+                log = (self.log_dir / f"worker-{i}.log").open("wb")
+                self._logs.append(log)
+                cmd = [sys.executable, "-m", "graphrecall", "worker", "--db", str(self.db)]
+                self.processes.append(
+                    subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+                )
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_ready(self, timeout_s: float = 300) -> None:
+        """Until every worker has loaded its models and started (its first log line), so
+        a timed run does not count their start-up."""
+        deadline = time.monotonic() + timeout_s
+        for i, process in enumerate(self.processes):
+            log = self.log_dir / f"worker-{i}.log"
+            while "processing tasks" not in log.read_text(errors="replace"):
+                if process.poll() is not None:
+                    raise RuntimeError(f"worker {i} exited early: {log.read_text()[-2000:]}")
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"worker {i} did not start in {timeout_s:.0f} s")
+                time.sleep(0.2)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
+        self.processes = []
+        for log in self._logs:
+            log.close()
+        self._logs = []
 
 
 def added(*statuses: dict[str, int]) -> dict[str, int]:

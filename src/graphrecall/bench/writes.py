@@ -29,7 +29,7 @@ TEMPLATES = 2_000  # facts and messages drawn from the graph to copy
 
 
 class Writer:
-    def __init__(self, db: Path, graph_uuid: str, rate: float, seed: int) -> None:
+    def __init__(self, db: Path | str, graph_uuid: str, rate: float, seed: int) -> None:
         self.db = db
         self.graph_uuid = graph_uuid
         self.rate = rate

@@ -75,6 +75,53 @@ LEXICAL_COUNT = """
     END $$;
 """
 
+# The kinds that carry embeddings, and the dimension the HNSW indexes cover.
+VECTOR_TABLES = ("edges", "nodes", "episodes", "observations", "memories")
+HNSW_DIMS = 384
+
+
+def hnsw_index(table: str) -> str:
+    """The HNSW index of one kind's vectors (migration 6; bulk loads rebuild it)."""
+    return f"""
+    CREATE INDEX embeddings_hnsw_{table} ON embeddings
+        USING hnsw ((embedding::vector({HNSW_DIMS})) vector_cosine_ops)
+        WHERE kind = '{table}' AND vector_dims(embedding) = {HNSW_DIMS};
+    """
+
+
+_VECTOR_COUNTS = """
+    CREATE TABLE embedding_counts (
+        owner_uuid ctext NOT NULL, kind ctext NOT NULL, n bigint NOT NULL,
+        PRIMARY KEY (owner_uuid, kind)
+    );
+    CREATE FUNCTION embedding_count() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP IN ('DELETE', 'UPDATE') THEN
+            UPDATE embedding_counts c SET n = c.n - d.n
+                FROM (SELECT owner_uuid, kind, count(*) AS n FROM old_rows
+                      GROUP BY owner_uuid, kind) d
+                WHERE c.owner_uuid = d.owner_uuid AND c.kind = d.kind;
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN
+            -- In key order: concurrent writers take the rows' locks in one order.
+            INSERT INTO embedding_counts
+                SELECT owner_uuid, kind, count(*) FROM new_rows
+                GROUP BY owner_uuid, kind ORDER BY owner_uuid, kind
+                ON CONFLICT (owner_uuid, kind) DO UPDATE SET n = embedding_counts.n + excluded.n;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER embeddings_count_insert AFTER INSERT ON embeddings
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION embedding_count();
+    CREATE TRIGGER embeddings_count_delete AFTER DELETE ON embeddings
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION embedding_count();
+    CREATE TRIGGER embeddings_count_update AFTER UPDATE ON embeddings
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION embedding_count();
+    INSERT INTO embedding_counts
+        SELECT owner_uuid, kind, count(*) FROM embeddings GROUP BY owner_uuid, kind;
+"""
+
 MIGRATIONS: list[str] = [
     # 1: the foundation: every record kind, links, embeddings, cursors, settings, and
     # the lexical columns and statistics.
@@ -301,6 +348,12 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX memory_events_memory ON memory_events(space_uuid, memory_uuid, version);
     """,
+    # 6: approximate vector search for big owners (store/postgres/vectors.py): an HNSW
+    # (cosine) index per kind over the bundled embedder's 384-dimension vectors (the
+    # column is an untyped ``vector``, so each index is on the cast, partial on the kind
+    # and the dimension), and each owner's vector count per kind, kept by statement
+    # triggers, which decides between the exact scan and the index.
+    _VECTOR_COUNTS + "".join(hnsw_index(t) for t in VECTOR_TABLES),
 ]
 
 

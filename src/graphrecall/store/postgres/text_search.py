@@ -98,7 +98,10 @@ class TextSearch(LexicalSearch):
             out = [(found[at]["uuid"], score) for at, score in scored.items()]
             return sorted(out, key=lambda x: (-x[1], x[0]))
 
-        first = self._candidates(table, sql_where, params, [tokens[t] for t in plan.rare])
+        wanted = sorted({token for t in terms for token in tokens[t]})
+        first = self._candidates(
+            table, sql_where, params, [tokens[t] for t in plan.rare], wanted=wanted
+        )
         best = ranked(first, plan.phrases, STANDARD_BM25)[:limit]
         fill: list[Row] = []
         if plan.has_fill and len(best) < limit:
@@ -111,6 +114,7 @@ class TextSearch(LexicalSearch):
                 [tokens[t] for t in plan.weighty],
                 without=[tokens[t] for t in plan.rare],
                 newest=lexical_plan.FILL_ROWS,
+                wanted=wanted,
             )
             filled = ranked(fill, [*plan.weighty, *plan.rare], STANDARD_BM25)
             best = sorted([*best, *filled], key=lambda x: (-x[1], x[0]))[:limit]
@@ -129,15 +133,20 @@ class TextSearch(LexicalSearch):
         *,
         without: Sequence[Phrase] = (),
         newest: int | None = None,
+        wanted: Sequence[str],
     ) -> list[Row]:
+        """Matching rows with their length and the counts of the ``wanted`` tokens only:
+        a long row's whole ``lex_tf`` (hundreds of terms) would cost more to send and
+        parse than the scoring itself."""
         query = any_of(phrases)
         if without:
             query = f"({query}) & !({any_of(without)})"
         tail = f" ORDER BY t.lex_seq DESC LIMIT {int(newest)}" if newest is not None else ""
         return self.db.query(
-            f"SELECT t.uuid, t.lex_len, t.lex_tf FROM {table} t"
-            f" WHERE t.lex_tsv @@ %s::tsquery AND {sql_where}{tail}",
-            [query, *params],
+            "SELECT t.uuid, t.lex_len, coalesce((SELECT jsonb_object_agg(k, t.lex_tf -> k)"
+            " FROM unnest(%s::text[]) k WHERE t.lex_tf ? k), '{}'::jsonb) AS lex_tf"
+            f" FROM {table} t WHERE t.lex_tsv @@ %s::tsquery AND {sql_where}{tail}",
+            [list(wanted), query, *params],
         )
 
     def _hits(self, table: str, phrase: Phrase) -> int:
