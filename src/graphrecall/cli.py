@@ -297,6 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench_memory.add_arguments(bench_memory_cmd)
     bench_memory_cmd.set_defaults(func=bench_memory.run)
+    from graphrecall.bench import cold as bench_cold
     from graphrecall.bench import graphiti as bench_graphiti
     from graphrecall.bench import ingest as bench_ingest
     from graphrecall.bench import locomo as bench_locomo
@@ -309,6 +310,11 @@ def build_parser() -> argparse.ArgumentParser:
             "graphiti",
             bench_graphiti,
             "Graphiti (optional extra) side by side: hybrid edge search latency and hit@10",
+        ),
+        (
+            "cold",
+            bench_cold,
+            "first query to each of many user graphs (cold) vs again (warm), through the SDK",
         ),
         (
             "scale",
