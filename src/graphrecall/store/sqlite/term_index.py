@@ -327,6 +327,18 @@ class TermIndexes:
                 "caught_up": self.caught_up,
             }
 
+    def memory_bytes(self) -> int:
+        """The bytes the current copies' arrays hold (for /healthz and bench cold)."""
+        with self._lock:
+            copies = list(self._current.values())
+        return sum(
+            int(value.nbytes)
+            for copy in copies
+            for part in copy.segments
+            for value in vars(part).values()
+            if isinstance(value, np.ndarray)
+        )
+
     def wait(self, timeout: float) -> bool:
         """Wait until no copy is being built or caught up (for benchmarks and tests)."""
         deadline = time.monotonic() + timeout
