@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sqlite3
 import time
 from collections.abc import Callable
@@ -46,6 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="bench-out", help="cache and output directory")
     parser.add_argument("--json", help="where to write the results (default OUT/cold.json)")
     parser.add_argument(
+        "--restart",
+        action="store_true",
+        help="run a server once first (until its copies are built and saved), stop it and"
+        " measure on the restarted one: a restart of a server that ran before",
+    )
+    parser.add_argument(
         "--wait-copies",
         action="store_true",
         help="before the cold pass, wait until the server's table-wide copies (term"
@@ -67,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
             "facts": args.facts,
             "seed": args.seed,
             "wait_copies": args.wait_copies,
+            "restart": args.restart,
         },
         "page_size": PAGE_SIZE,
         "build": built.stats.__dict__,
@@ -74,10 +82,13 @@ def run(args: argparse.Namespace) -> int:
     }
     db = _copy(built, out_dir)
     try:
-        result |= measure(db, built, args.seed, out_dir, wait_copies=args.wait_copies)
+        result |= measure(
+            db, built, args.seed, out_dir, wait_copies=args.wait_copies, restart=args.restart
+        )
     finally:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
+        shutil.rmtree(f"{db}-termindex", ignore_errors=True)  # its saved term indexes
     print(table(result), flush=True)
     json_path = Path(args.json) if args.json else out_dir / "cold.json"
     json_path.parent.mkdir(parents=True, exist_ok=True)
@@ -100,7 +111,13 @@ def _copy(built: ColdDb, out_dir: Path) -> Path:
 
 
 def measure(
-    db: Path, built: ColdDb, seed: int, out_dir: Path, *, wait_copies: bool = False
+    db: Path,
+    built: ColdDb,
+    seed: int,
+    out_dir: Path,
+    *,
+    wait_copies: bool = False,
+    restart: bool = False,
 ) -> dict[str, Any]:
     from zep_cloud import Zep
 
@@ -109,6 +126,14 @@ def measure(
     probe, sample = built.users[0], built.users[1:]
     rng = random.Random(f"graphrecall-bench-cold:{seed}")
     out: dict[str, Any] = {"loadavg_before": loadavg()}
+    if restart:
+        started = time.perf_counter()
+        with ServerProcess(db, API_KEY, out_dir / "server-cold-first.log") as first:
+            client = Zep(api_key=API_KEY, base_url=first.base_url, max_retries=0, timeout=300)
+            client.graph.search_edges(probe.graph_uuid, query=probe.query)
+            while first.index_status().get("building", 0):
+                time.sleep(0.5)
+        out["first_server_s"] = round(time.perf_counter() - started, 1)
     started = time.perf_counter()
     with ServerProcess(db, API_KEY, out_dir / "server-cold.log") as server:
         out["server_start_ms"] = _ms(started)
@@ -207,7 +232,8 @@ def table(result: dict[str, Any]) -> str:
     lines = [
         f"bench cold: {p['users']} users x {p['facts']} facts, one question per user"
         f" (page {result['page_size']}, RRF), through the SDK"
-        + (" (table-wide copies built first)" if p.get("wait_copies") else ""),
+        + (" (table-wide copies built first)" if p.get("wait_copies") else "")
+        + (", after a restart" if p.get("restart") else ""),
         f"{'operation':<12}{'cold p50':>10}{'cold p95':>10}{'cold max':>10}"
         f"{'warm p50':>10}{'warm p95':>10}{'warm max':>10}{'cold/warm':>11}",
     ]

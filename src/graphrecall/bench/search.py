@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import datetime
@@ -188,6 +189,7 @@ def run_size(
     finally:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
+        shutil.rmtree(f"{db}-termindex", ignore_errors=True)  # its saved term indexes
     return {
         "size": built.graph.size,
         "build": asdict(built.stats),
