@@ -325,21 +325,25 @@ class TermIndexes:
             index = None
         took = time.monotonic() - started
         with self._lock:
-            self._building.discard(table)
             self._next_build[table] = time.monotonic() + max(
                 REBUILD_MIN_GAP_S, REBUILD_GAP_FACTOR * took
             )
             if index is not None and not self._closed:
-                self._current[table] = index
+                self._current[table] = index  # searches use it while it is saved
                 log.info("term index of %s: %d rows in %.2f s", table, index.rows, took)
-        if index is not None and read_whole and not self._closed:
-            saved = index
-            try:
+        try:
+            if index is not None and read_whole and not self._closed:
+                saved = index
                 self._with_conn(
                     lambda conn: term_index_file.save(self._path, conn, saved, owner_field, weights)
                 )
-            except Exception:  # the next start reads the index whole again
-                log.warning("term index of %s not saved", table, exc_info=True)
+        except Exception:  # the next start reads the index whole again
+            log.warning("term index of %s not saved", table, exc_info=True)
+        finally:
+            # Still "building" until saved: whoever waits for the builds (a benchmark
+            # about to stop the server, a test) waits for the file too.
+            with self._lock:
+                self._building.discard(table)
 
     def _with_conn(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
         conn = sqlite3.connect(str(self._path), isolation_level=None)
