@@ -328,6 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench_memory.add_arguments(bench_memory_cmd)
     bench_memory_cmd.set_defaults(func=bench_memory.run)
+    from graphrecall.bench import cold as bench_cold
     from graphrecall.bench import graphiti as bench_graphiti
     from graphrecall.bench import ingest as bench_ingest
     from graphrecall.bench import isolation as bench_isolation
@@ -346,6 +347,11 @@ def build_parser() -> argparse.ArgumentParser:
             "isolation",
             bench_isolation,
             "one tenant's worst-case regex searches: the delay they add to another tenant",
+        ),
+        (
+            "cold",
+            bench_cold,
+            "first query to each of many user graphs (cold) vs again (warm), through the SDK",
         ),
         (
             "scale",

@@ -3,6 +3,7 @@ docs suggest), error mapping, middleware, and the ingestion worker's lifetime.""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -30,6 +31,9 @@ from graphrecall.api.zep_v4 import (
 from graphrecall.api.zep_v4.reference_routes import ZEP_V4_ROUTES
 from graphrecall.config import Settings
 from graphrecall.runtime import Runtime, build
+from graphrecall.store.base import Store
+
+log = logging.getLogger(__name__)
 
 # The Zep routers, those callers hit most first. Routes are matched one by one, in order
 # (~5 µs a route, ~20 µs a router's turn on FastAPI 0.165): the health probe, the Memory
@@ -67,6 +71,10 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # The store's in-memory copies (a big table's term index) start building now,
+        # beside the model loads, not at the first search after a restart: until one is
+        # built that table's searches run on FTS5, slower at scale (docs/benchmarks.md).
+        threading.Thread(target=_start_store_copies, args=(store,), daemon=True).start()
         if not rt.ready:
             threading.Thread(target=rt.warm, name="warm-up", daemon=True).start()
         if run_worker:
@@ -104,6 +112,7 @@ def create_app(
                 "vector_indexes": store.maintenance.vector_index_status(),
                 "text_indexes": store.maintenance.text_index_status(),
                 "filter_columns": store.maintenance.filter_column_status(),
+                "caches": store.maintenance.cache_status(),
             },
             status_code=200 if rt.ready else 503,
         )
@@ -122,6 +131,13 @@ def create_app(
     app.add_middleware(RequestContext, body_timeout=rt.settings.http_body_timeout)
     openapi.install(app)
     return app
+
+
+def _start_store_copies(store: Store) -> None:
+    try:
+        store.maintenance.wait_until_warm(0.0)  # starts the builds; does not wait
+    except Exception:  # a cache: searches fall back to the index itself
+        log.warning("could not start building the store's in-memory copies", exc_info=True)
 
 
 def _add_unbuilt_routes(app: FastAPI, prefix: str) -> None:

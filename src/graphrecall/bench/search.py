@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from datetime import datetime
@@ -217,6 +218,7 @@ def run_size(
         if isinstance(db, Path):  # a SQLite copy; a PostgreSQL build is used in place
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
+            shutil.rmtree(f"{db}-termindex", ignore_errors=True)  # its saved term indexes
     return {
         "size": built.graph.size,
         "build": asdict(built.stats),

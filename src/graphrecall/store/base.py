@@ -328,6 +328,12 @@ class Maintenance:
         none does nothing."""
         return None
 
+    def cache_status(self) -> dict[str, dict[str, int]]:
+        """The in-process caches of the store, each with what it holds (entries, bytes)
+        and, where counted, its hits and misses (for ``/healthz`` and ``bench cold``); a
+        store that caches nothing in the process returns ``{}``."""
+        return {}
+
     def wait_until_warm(self, timeout: float = 120.0) -> bool:
         """Start building the in-memory copies a warm store has and wait for them (for
         tests and benchmarks, which should time a warm store); True when none is still

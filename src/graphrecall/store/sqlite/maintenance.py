@@ -41,6 +41,16 @@ class SQLiteMaintenance(Maintenance):
     def filter_column_status(self) -> dict[str, int]:
         return self._filters.columns.status()
 
+    def cache_status(self) -> dict[str, dict[str, int]]:
+        return {
+            "vector_matrices": self._vectors.matrices.status(),
+            "term_indexes": {
+                **self._text.indexes.status(),
+                "bytes": self._text.indexes.memory_bytes(),
+            },
+            "filter_columns": self._filters.columns.status(),
+        }
+
     def refresh_text_indexes(self) -> None:
         self._text.refresh_text_indexes()
 

@@ -24,15 +24,17 @@ import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from graphrecall.store.lexical.postings import TermIndex, segment
+from graphrecall.store.sqlite import term_index_file
 from graphrecall.store.sqlite.fts5 import STRUCTURE_ID, Tokenizer, column_weights, row_length
 from graphrecall.store.sqlite.migrations import CHANGE_LOG
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 # Tables with fewer rows are searched on FTS5 alone: there it is fast enough
 # (docs/search.md). The messages table keeps a copy at any size once a search re-scores
@@ -203,6 +205,7 @@ class TermIndexes:
         self._closed = False
         self.logged: frozenset[str] = frozenset()  # tables whose changes are logged
         self.caught_up = 0  # catch-ups done (for /healthz, tests and benchmarks)
+        self._tried_file: set[str] = set()  # tables whose saved copy was looked for
 
     def current(
         self,
@@ -304,20 +307,51 @@ class TermIndexes:
 
     def _build(self, table: str, owner_field: str, weights: Sequence[float]) -> None:
         started = time.monotonic()
+        index = None
+        read_whole = False
         try:
-            index = build(self._path, table, owner_field, weights, self._tune)
+            if table not in self._tried_file:
+                # Once per process: the copy saved by the last one, caught up from the
+                # change log by the searches that find it stale (or read again whole).
+                self._tried_file.add(table)
+                index = self._with_conn(
+                    lambda conn: term_index_file.load(self._path, conn, table, owner_field, weights)
+                )
+            if index is None:
+                index = build(self._path, table, owner_field, weights, self._tune)
+                read_whole = True
         except Exception:  # a cache: searches go on with FTS5
             log.exception("term index of %s not built", table)
             index = None
         took = time.monotonic() - started
         with self._lock:
-            self._building.discard(table)
             self._next_build[table] = time.monotonic() + max(
                 REBUILD_MIN_GAP_S, REBUILD_GAP_FACTOR * took
             )
             if index is not None and not self._closed:
-                self._current[table] = index
+                self._current[table] = index  # searches use it while it is saved
                 log.info("term index of %s: %d rows in %.2f s", table, index.rows, took)
+        try:
+            if index is not None and read_whole and not self._closed:
+                saved = index
+                self._with_conn(
+                    lambda conn: term_index_file.save(self._path, conn, saved, owner_field, weights)
+                )
+        except Exception:  # the next start reads the index whole again
+            log.warning("term index of %s not saved", table, exc_info=True)
+        finally:
+            # Still "building" until saved: whoever waits for the builds (a benchmark
+            # about to stop the server, a test) waits for the file too.
+            with self._lock:
+                self._building.discard(table)
+
+    def _with_conn(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        conn = sqlite3.connect(str(self._path), isolation_level=None)
+        try:
+            self._tune(conn)
+            return work(conn)
+        finally:
+            conn.close()
 
     def status(self) -> dict[str, int]:
         with self._lock:
@@ -326,6 +360,18 @@ class TermIndexes:
                 "building": len(self._building),
                 "caught_up": self.caught_up,
             }
+
+    def memory_bytes(self) -> int:
+        """The bytes the current copies' arrays hold (for /healthz and bench cold)."""
+        with self._lock:
+            copies = list(self._current.values())
+        return sum(
+            int(value.nbytes)
+            for copy in copies
+            for part in copy.segments
+            for value in vars(part).values()
+            if isinstance(value, np.ndarray)
+        )
 
     def wait(self, timeout: float) -> bool:
         """Wait until no copy is being built or caught up (for benchmarks and tests)."""

@@ -21,6 +21,7 @@ from graphrecall.store.base import Scope, Vector
 from graphrecall.store.sqlite import rows as rowmap
 from graphrecall.store.sqlite.connection import Database
 from graphrecall.store.sqlite.filtering import FilterCopies, restricted
+from graphrecall.store.sqlite.matrix_cache import MatrixCache
 from graphrecall.store.sqlite.predicates import bounded
 from graphrecall.store.sqlite.vector_index import VectorIndexes
 from graphrecall.store.vector_math import best, cosines
@@ -39,9 +40,8 @@ class Vectors(base.Vectors):
         self.db = db
         self._filters = filters
         self.ann = VectorIndexes()
-        self._matrices: dict[
-            tuple[str, str], tuple[int, list[str], dict[str, int], npt.NDArray[np.float32]]
-        ] = {}
+        # Each owner's matrix, least recently used dropped past a byte bound.
+        self.matrices = MatrixCache()
         # Vectors this process wrote, by (table, owner) and the version each write produced:
         # a cached matrix catches up from here instead of reloading (see _matrix).
         self._vector_log: dict[tuple[str, str], list[tuple[int, list[tuple[str, bytes]]]]] = {}
@@ -296,13 +296,15 @@ class Vectors(base.Vectors):
             ).fetchall()
             version = int(rows[0][0]) if rows else 0
             key = (table, owner_uuid)
-            cached = self._matrices.get(key)
+            cached = self.matrices.get(key)
             if cached is not None and cached[0] == version:
+                self.matrices.count(hit=True)
                 return cached[1], cached[2], cached[3]
+            self.matrices.count(hit=False)
             if cached is not None:
                 caught_up = self._catch_up(key, cached, version)
                 if caught_up is not None:
-                    self._matrices[key] = (version, *caught_up)
+                    self.matrices.put(key, (version, *caught_up))
                     return caught_up
             data = self.db.reader.execute(
                 "SELECT uuid, vector FROM embeddings WHERE kind = ? AND owner_uuid = ?",
@@ -316,7 +318,7 @@ class Vectors(base.Vectors):
         else:
             matrix = np.zeros((0, 0), dtype=np.float32)
         index = {u: i for i, u in enumerate(uuids)}
-        self._matrices[key] = (version, uuids, index, matrix)
+        self.matrices.put(key, (version, uuids, index, matrix))
         return uuids, index, matrix
 
     def _catch_up(

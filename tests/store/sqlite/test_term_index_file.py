@@ -1,0 +1,94 @@
+"""A term-index copy saved beside the database (store/sqlite/term_index_file.py): a
+restarted store loads it instead of reading FTS5 whole, catches it up with the writes
+since, ranks exactly as FTS5 does, and ignores a file that belongs to another database."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphrecall.domain.models import Edge
+from graphrecall.store import Store, open_store
+from graphrecall.store.lexical.postings import TermIndex
+from graphrecall.store.sqlite import term_index, term_index_file
+from tests.store.sqlite.test_term_index import GRAPH, both, edges, sentence
+
+
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every table gets a copy; the tables whose copy was read whole, once per reading."""
+    monkeypatch.setattr(term_index, "MIN_ROWS", 0)
+    monkeypatch.setattr(term_index, "REBUILD_MIN_GAP_S", 0.0)
+    done: list[str] = []
+    real = term_index.build
+
+    def counted(path: Any, table: str, *args: Any) -> TermIndex:
+        done.append(table)
+        return real(path, table, *args)
+
+    monkeypatch.setattr(term_index, "build", counted)
+    return done
+
+
+def warm(store: Store) -> None:
+    store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
+    assert store.maintenance.wait_until_warm(30)
+
+
+def test_a_restart_loads_the_saved_copy_and_catches_it_up(
+    tmp_path: Path, builds: list[str]
+) -> None:
+    rng = random.Random(11)
+    path = tmp_path / "saved.db"
+    store = open_store(path)
+    try:
+        edges(store, [sentence(rng) for _ in range(120)])
+        warm(store)
+        assert builds.count("edges") == 1
+        before = both(store, Edge, ["tennis", "piano"], 10)
+    finally:
+        store.close()
+    assert (Path(f"{path}-termindex") / "edges.npz").exists()
+
+    store = open_store(path)
+    try:
+        warm(store)
+        assert builds.count("edges") == 1  # loaded, not read whole again
+        assert both(store, Edge, ["tennis", "piano"], 10) == before
+        (new,) = edges(store, ["zanzibar tennis tennis"])  # written after the save
+        indexed, plain = both(store, Edge, ["zanzibar", "tennis"], 5)
+        assert indexed == plain and indexed[0][0] == new
+        assert builds.count("edges") == 1
+    finally:
+        store.close()
+
+
+def test_a_file_of_another_database_is_ignored(tmp_path: Path, builds: list[str]) -> None:
+    rng = random.Random(12)
+    first, second = tmp_path / "first.db", tmp_path / "second.db"
+    for path, count in ((first, 80), (second, 90)):
+        store = open_store(path)
+        try:
+            edges(store, [sentence(rng) for _ in range(count)])
+            if path == first:
+                warm(store)
+        finally:
+            store.close()
+    shutil.copytree(Path(f"{first}-termindex"), Path(f"{second}-termindex"))
+    store = open_store(second)
+    try:
+        warm(store)
+        assert builds.count("edges") == 2  # read whole: the file was not its own
+        indexed, plain = both(store, Edge, ["tennis", "piano"], 10)
+        assert indexed == plain
+    finally:
+        store.close()
+
+
+def test_no_file_for_a_database_without_one() -> None:
+    assert term_index_file.folder(Path(":memory:")) is None
+    assert term_index.MIN_ROWS > 0
