@@ -4,11 +4,12 @@ The file format is described at the top of ``bench/data/extraction.txt``; this m
 parses it into :class:`Case` records and says when an extracted fact matches a gold one.
 
 Matching is lenient on wording and strict on substance:
-- names match when they are equal ignoring case, spacing, a leading "the" and trailing
-  punctuation, or when one is a whole-word part of the other ("Kofi" ~ "Kofi Mensah",
-  "Orbital Labs" ~ "new job at Orbital Labs" does NOT count: only the shorter name's words
-  in order, at a word boundary, and the shorter at least half the longer's words, or the
-  shorter a first name of the longer);
+- names match when they are equal ignoring case, spacing, a leading "the", trailing
+  punctuation and an owner ("Ana Silva's thesis" ~ "thesis"), or when the shorter is a
+  whole-word part of the longer that is its start (a first name: "Kofi" ~ "Kofi
+  Mensah"), its end (a head noun: "rescue dog" ~ "dog") or at least half its words
+  ("Orbital Labs" is not "new job at Orbital Labs"); a gold name may list alternatives
+  a careful reader accepts equally ("bakery / Amman": the clause says both);
 - a relation matches when any of the gold words is a part of the edge name, lower case
   ("work" ~ WORKS_AT, WORKS_FOR; "*" ~ anything);
 - a date matches when the edge's ``valid_at`` starts with the gold prefix (a year, a
@@ -111,9 +112,17 @@ def norm(name: str) -> str:
     return _THE.sub("", " ".join(name.replace("\u2019", "'").split())).strip(" .,;:!?").casefold()
 
 
+_OWNER = re.compile(r"^[\w .-]+?'s\s+")
+
+
 def names_match(gold: str, found: str) -> bool:
+    """Any of ``gold``'s alternatives ("bakery / Amman") names ``found``."""
+    return any(_name_matches(g, found) for g in gold.split(" / "))
+
+
+def _name_matches(gold: str, found: str) -> bool:
     a, b = norm(gold), norm(found)
-    if a == b:
+    if a == b or _OWNER.sub("", a) == _OWNER.sub("", b):  # "Ana's thesis" ~ "thesis"
         return True
     short, long = (a, b) if len(a) <= len(b) else (b, a)
     if not short:
@@ -121,7 +130,11 @@ def names_match(gold: str, found: str) -> bool:
     if re.search(rf"(?<!\w){re.escape(short)}(?!\w)", long) is None:
         return False
     short_words, long_words = short.split(), long.split()
-    return long.startswith(short + " ") or 2 * len(short_words) >= len(long_words)
+    return (
+        long.startswith(short + " ")  # a first name: "Kofi" ~ "Kofi Mensah"
+        or long.endswith(" " + short)  # the head noun: "rescue dog" ~ "dog"
+        or 2 * len(short_words) >= len(long_words)
+    )
 
 
 def relation_matches(words: tuple[str, ...], relation: str) -> bool:

@@ -43,12 +43,14 @@ import threading
 from typing import Any
 
 from graphrecall.ml.extraction import (
+    ExtractedFact,
     Extraction,
     ExtractionFailed,
     ExtractionInput,
 )
 from graphrecall.ml.offline_rules import Rules
 from graphrecall.ml.offline_words import (
+    CORE_RELATIONS,
     IRREGULAR_PAST,
     LEADING_ADVERBS,
     LINKING_PAST,
@@ -110,7 +112,7 @@ class OfflineExtractor:
                     result = _merged(result, Rules(item, again[i]).run())
                 if not result.facts:
                     result = _merged(result, rules.statements())
-                out.append(result)
+                out.append(one_per_statement(result))
             return out
 
 
@@ -184,3 +186,32 @@ def _merged(first: Extraction, second: Extraction) -> Extraction:
     for fact in second.facts:
         facts.setdefault((fact.source, fact.relation, fact.target, fact.fact), fact)
     return Extraction(entities=list(entities.values()), facts=list(facts.values()))
+
+
+def one_per_statement(extraction: Extraction) -> Extraction:
+    """One fact per statement: the readings of one clause (same source, same fact text:
+    "started a new job at Orbital Labs" read as STARTS job and STARTS_AT Orbital Labs)
+    become the one that says most, and the entities only a dropped reading named go too.
+
+    The reading kept: a named target (an entity the model typed) before a common noun,
+    then a relation that says where someone lives or works (``CORE_RELATIONS``), then
+    a noun before a gerund, then the first in the sentence."""
+    labels = {e.name.casefold(): e.label for e in extraction.entities}
+    best: dict[tuple[str, str], tuple[tuple[int, int, int, int], ExtractedFact]] = {}
+    for index, fact in enumerate(extraction.facts):
+        target = fact.target.casefold()
+        relation = fact.relation.removeprefix("NOT_")
+        rank = (
+            labels.get(target) is not None,
+            relation in CORE_RELATIONS,
+            not (" " not in target and target.endswith("ing")),
+            -index,
+        )
+        key = (fact.source.casefold(), " ".join(fact.fact.casefold().split()))
+        if key not in best or rank > best[key][0]:
+            best[key] = (tuple(int(r) for r in rank), fact)  # type: ignore[assignment]
+    kept = sorted(best.values(), key=lambda pair: -pair[0][3])
+    facts = [fact for _, fact in kept]
+    used = {n.casefold() for f in facts for n in (f.source, f.target)}
+    entities = [e for e in extraction.entities if e.label or e.name.casefold() in used]
+    return Extraction(entities=entities, facts=facts)
