@@ -15,7 +15,9 @@ one user graph per case, episodes in order; what the graph then holds is scored:
   equals another edge's of that graph;
 - entities: expected names found among the nodes; noise: names that must not be nodes
   (a gerund, a role, "Assistant", a stray "Acme Corp.") found as nodes, exactly;
-- invalidation: "a move invalidates the old home" checks, at the end of a case.
+- invalidation: "a move invalidates the old home" checks, at the end of a case: every
+  edge from the subject to exactly the named object is invalid (or one is live), leaving
+  out facts that themselves say something ended ("Bob left Acme Corp").
 
 With ``--locomo FILE`` the same extractor also ingests the first ``--locomo-samples``
 LoCoMo conversations (in-process, no embedder) and reports their duplicate rate and facts
@@ -27,6 +29,7 @@ vectors.
 from __future__ import annotations
 
 import argparse
+import re
 import tempfile
 import time
 from collections import Counter
@@ -38,6 +41,11 @@ from graphrecall.bench.extract_data import Case, fact_matches, load, names_match
 from graphrecall.bench.tables import pct, text_table, write_json
 from graphrecall.ml.extraction import Extractor
 from graphrecall.store.base import Store
+
+
+# A fact that says something ended ("Bob left Acme Corp") stays live itself; the
+# invalidation checks are about the facts it ends.
+ENDED = re.compile(r"LEAVE|LEFT|QUIT|MOVES_FROM|RETIRE", re.I)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="gr-bench-extract-") as tmp:
         work = Path(args.workdir) if args.workdir else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
+        for old in [*work.glob("extract.db*"), *work.glob("locomo.db*")]:
+            old.unlink()  # always a fresh database
         result = benchmark(work / "extract.db", cases, extractor)
         if args.locomo:
             result["locomo"] = locomo_yield(
@@ -172,6 +182,7 @@ def benchmark(db: Path, cases: Sequence[Case], extractor: Extractor) -> dict[str
         tally: dict[str, Counter[str]] = {"message": Counter(), "json": Counter()}
         misses: list[dict[str, Any]] = []
         wrong: list[dict[str, Any]] = []
+        failed: list[dict[str, Any]] = []
         total_edges = dup = 0
         for case in cases:
             graph_uuid, uuids = placed[case.case_id]
@@ -216,11 +227,15 @@ def benchmark(db: Path, cases: Sequence[Case], extractor: Extractor) -> dict[str
             for kind, checks in (("invalid", case.invalid), ("live", case.live)):
                 for subject, obj in checks:
                     about = [e for e in edges if names_match(subject, e["source"])
-                             and names_match(obj, e["target"])]
+                             and norm(obj) == norm(e["target"])
+                             and not ENDED.search(e["relation"])]
                     live = [e for e in about if not e["invalid_at"] and not e["expired_at"]]
                     ok = bool(about) and (not live if kind == "invalid" else bool(live))
                     tally["message"][f"{kind}_checks"] += 1
                     tally["message"][f"{kind}_right"] += ok
+                    if not ok:
+                        failed.append({"case": case.case_id, "check": kind, "subject": subject,
+                                       "object": obj, "edges": [_brief(e) for e in about]})
     finally:
         store.close()
     both = tally["message"] + tally["json"]
@@ -238,6 +253,7 @@ def benchmark(db: Path, cases: Sequence[Case], extractor: Extractor) -> dict[str
         "invalidation": {
             "moves_invalidate": _ratio(both["invalid_right"], both["invalid_checks"]),
             "still_live": _ratio(both["live_right"], both["live_checks"]),
+            "failures": failed,
         },
         "misses": misses,
         "wrong": wrong,
