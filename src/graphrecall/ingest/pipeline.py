@@ -436,10 +436,15 @@ def _apply(
         edge = _edge(ctx, graph, episode, fact, nodes, resolver, ontology, strict, outcome, tz)
         if edge is None:
             continue
-        key = (edge.source_node_uuid, edge.name, edge.target_node_uuid)
-        if key in seen:
+        # One statement is one fact: a second reading of a clause (same source, same
+        # text) or the same triple again is not a second edge of this episode.
+        keys = [
+            (edge.source_node_uuid, edge.name, edge.target_node_uuid),
+            (edge.source_node_uuid, "", " ".join(edge.fact.casefold().split())),
+        ]
+        if any(k in seen for k in keys):
             continue
-        seen.add(key)
+        seen.update(keys)
         restated = find_restatement(
             store, graph.uuid, edge, explicit_date=edge.valid_at != episode.reference_time
         )

@@ -161,23 +161,30 @@ def same_day(a: str | None, b: str | None) -> bool:
 def find_restatement(
     store: Store, graph_uuid: str, edge: Edge, *, explicit_date: bool = True
 ) -> Edge | None:
-    """A live edge saying the same thing: same endpoints and relation, and - when the new
-    fact names its own date - the same day. Occurrences on different days stay separate
-    edges (going to the gym on Monday and on Friday are two facts, not one)."""
-    for existing in store.find(
-        Edge,
-        {
-            "graph_uuid": graph_uuid,
-            "source_node_uuid": edge.source_node_uuid,
-            "target_node_uuid": edge.target_node_uuid,
-            "name": edge.name,
-            "expired_at": None,
-        },
-    ):
-        if existing.invalid_at is None and (
-            not explicit_date or same_day(existing.valid_at, edge.valid_at)
-        ):
-            return existing
+    """A live edge saying the same thing: same endpoints and relation, or the same source
+    and the same fact text (a restatement read another way: "started a new job at
+    Orbital Labs" once as STARTS_AT, once as STARTS); and - when the new fact names its
+    own date - the same day. Occurrences on different days stay separate edges (going to
+    the gym on Monday and on Friday are two facts, not one)."""
+    same_triple = {
+        "graph_uuid": graph_uuid,
+        "source_node_uuid": edge.source_node_uuid,
+        "target_node_uuid": edge.target_node_uuid,
+        "name": edge.name,
+        "expired_at": None,
+    }
+    same_text = {
+        "graph_uuid": graph_uuid,
+        "source_node_uuid": edge.source_node_uuid,
+        "fact": edge.fact,
+        "expired_at": None,
+    }
+    for scope in (same_triple, same_text):
+        for existing in store.find(Edge, scope):
+            if existing.invalid_at is None and (
+                not explicit_date or same_day(existing.valid_at, edge.valid_at)
+            ):
+                return existing
     return None
 
 
