@@ -183,6 +183,7 @@ def benchmark(db: Path, cases: Sequence[Case], extractor: Extractor) -> dict[str
         misses: list[dict[str, Any]] = []
         wrong: list[dict[str, Any]] = []
         failed: list[dict[str, Any]] = []
+        dates_wrong: list[dict[str, Any]] = []
         total_edges = dup = 0
         for case in cases:
             graph_uuid, uuids = placed[case.case_id]
@@ -208,9 +209,12 @@ def benchmark(db: Path, cases: Sequence[Case], extractor: Extractor) -> dict[str
                     t["found"] += bool(hits)
                     if gold.date:
                         t["dated"] += 1
-                        t["dated_right"] += any(
-                            (e["valid_at"] or "").startswith(gold.date) for e in hits
-                        )
+                        right = any((e["valid_at"] or "").startswith(gold.date) for e in hits)
+                        t["dated_right"] += right
+                        if hits and not right:
+                            dates_wrong.append({"case": case.case_id, "text": item.text,
+                                                "gold": gold.date,
+                                                "found": [e["valid_at"] for e in hits]})
                     if not hits:
                         misses.append({
                             "case": case.case_id,
@@ -256,6 +260,7 @@ def benchmark(db: Path, cases: Sequence[Case], extractor: Extractor) -> dict[str
             "failures": failed,
         },
         "misses": misses,
+        "dates_wrong": dates_wrong,
         "wrong": wrong,
     }
 
