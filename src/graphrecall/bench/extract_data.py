@@ -112,6 +112,7 @@ def norm(name: str) -> str:
     return _THE.sub("", " ".join(name.replace("\u2019", "'").split())).strip(" .,;:!?").casefold()
 
 
+_PREPOSITIONS = frozenset("at in of for with on to from near by".split())  # noqa: SIM905
 _OWNER = re.compile(r"^[\w .-]+?'s\s+")
 
 
@@ -132,7 +133,10 @@ def _name_matches(gold: str, found: str) -> bool:
     short_words, long_words = short.split(), long.split()
     return (
         long.startswith(short + " ")  # a first name: "Kofi" ~ "Kofi Mensah"
-        or long.endswith(" " + short)  # the head noun: "rescue dog" ~ "dog"
+        or (  # the head noun: "rescue dog" ~ "dog", not "job at Orbital Labs"
+            long.endswith(" " + short)
+            and not _PREPOSITIONS & set(long[: -len(short)].split())
+        )
         or 2 * len(short_words) >= len(long_words)
     )
 
