@@ -297,8 +297,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench_memory.add_arguments(bench_memory_cmd)
     bench_memory_cmd.set_defaults(func=bench_memory.run)
-    from graphrecall.bench import graphiti as bench_graphiti
     from graphrecall.bench import extract as bench_extract
+    from graphrecall.bench import graphiti as bench_graphiti
     from graphrecall.bench import ingest as bench_ingest
     from graphrecall.bench import locomo as bench_locomo
     from graphrecall.bench import scale as bench_scale

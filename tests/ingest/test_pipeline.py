@@ -178,8 +178,12 @@ def test_one_statement_one_edge_dates_anywhere_and_every_home_ends(zep: Zep) -> 
     thread = zep.thread.create(user_uuid=user.uuid_).uuid_
     graph = user.graph_uuid
     thursday = "2024-03-14T09:00:00Z"
-    first = say(zep, thread, ("Kofi", "Last Tuesday I started a new job at Orbital Labs.", thursday))
-    again = say(zep, thread, ("Kofi", "I started a new job at Orbital Labs last Tuesday.", thursday))
+    first = say(
+        zep, thread, ("Kofi", "Last Tuesday I started a new job at Orbital Labs.", thursday)
+    )
+    again = say(
+        zep, thread, ("Kofi", "I started a new job at Orbital Labs last Tuesday.", thursday)
+    )
     say(zep, thread, ("Kofi", "I live near the university.", thursday))
     say(zep, thread, ("Kofi", "I love hiking in the Alps.", thursday))
     say(zep, thread, ("Kofi", "I love hiking in the Alps.", "2024-03-15T09:00:00Z"))

@@ -34,14 +34,14 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphrecall.bench.extract_data import Case, fact_matches, load, names_match, norm
+from graphrecall.bench.extract_data import Case, Item, fact_matches, load, names_match, norm
 from graphrecall.bench.tables import pct, text_table, write_json
 from graphrecall.ml.extraction import Extractor
 from graphrecall.store.base import Store
-
 
 # A fact that says something ended ("Bob left Acme Corp") stays live itself; the
 # invalidation checks are about the facts it ends.
@@ -49,7 +49,9 @@ ENDED = re.compile(r"LEAVE|LEFT|QUIT|MOVES_FROM|RETIRE", re.I)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", help="where to write the results (default bench-out/extract.json)")
+    parser.add_argument(
+        "--json", help="where to write the results (default bench-out/extract.json)"
+    )
     parser.add_argument("--data", help="a benchmark data file (default: the packaged one)")
     parser.add_argument("--locomo", help="a LoCoMo-format JSON file: also its duplicate rate")
     parser.add_argument("--locomo-samples", type=int, default=1, help="LoCoMo samples (default 1)")
@@ -170,6 +172,16 @@ def duplicates(edges: Sequence[dict[str, Any]]) -> int:
 # -- scoring --------------------------------------------------------------------------------
 
 
+@dataclass
+class _Findings:
+    """What scoring found wrong, listed in the JSON for a reader to check."""
+
+    misses: list[dict[str, Any]] = field(default_factory=list)
+    wrong: list[dict[str, Any]] = field(default_factory=list)
+    dates_wrong: list[dict[str, Any]] = field(default_factory=list)
+    checks_failed: list[dict[str, Any]] = field(default_factory=list)
+
+
 def benchmark(db: Path, cases: Sequence[Case], extractor: Extractor) -> dict[str, Any]:
     from graphrecall.domain.models import Node
     from graphrecall.store import open_store
@@ -180,10 +192,7 @@ def benchmark(db: Path, cases: Sequence[Case], extractor: Extractor) -> dict[str
         placed = ingest_cases(store, cases, extractor)
         seconds = time.perf_counter() - started
         tally: dict[str, Counter[str]] = {"message": Counter(), "json": Counter()}
-        misses: list[dict[str, Any]] = []
-        wrong: list[dict[str, Any]] = []
-        failed: list[dict[str, Any]] = []
-        dates_wrong: list[dict[str, Any]] = []
+        findings = _Findings()
         total_edges = dup = 0
         for case in cases:
             graph_uuid, uuids = placed[case.case_id]
@@ -192,54 +201,10 @@ def benchmark(db: Path, cases: Sequence[Case], extractor: Extractor) -> dict[str
             total_edges += len(edges)
             dup += duplicates(edges)
             for item, episode in zip(case.items, uuids, strict=True):
-                t = tally["json" if item.is_json else "message"]
-                t["episodes"] += 1
                 found = [e for e in edges if episode in e["episodes"]]
-                t["edges"] += len(found)
-                for edge in found:
-                    ok = any(fact_matches(g, edge["source"], edge["relation"], edge["target"])
-                             for g in item.facts)
-                    t["correct"] += ok
-                    if not ok:
-                        wrong.append({"case": case.case_id, "text": item.text, **_brief(edge)})
-                for gold in item.facts:
-                    t["gold"] += 1
-                    hits = [e for e in found
-                            if fact_matches(gold, e["source"], e["relation"], e["target"])]
-                    t["found"] += bool(hits)
-                    if gold.date:
-                        t["dated"] += 1
-                        right = any((e["valid_at"] or "").startswith(gold.date) for e in hits)
-                        t["dated_right"] += right
-                        if hits and not right:
-                            dates_wrong.append({"case": case.case_id, "text": item.text,
-                                                "gold": gold.date,
-                                                "found": [e["valid_at"] for e in hits]})
-                    if not hits:
-                        misses.append({
-                            "case": case.case_id,
-                            "text": item.text,
-                            "gold": f"{gold.subject} | {' '.join(gold.relations)} | {gold.object}",
-                            "extracted": [_brief(e) for e in found],
-                        })
-                for name in item.entities:
-                    t["entities"] += 1
-                    t["entities_found"] += any(names_match(name, n) for n in nodes)
-                for name in item.not_entities:
-                    t["noise_checks"] += 1
-                    t["noise"] += any(n.strip().casefold() == name.casefold() for n in nodes)
-            for kind, checks in (("invalid", case.invalid), ("live", case.live)):
-                for subject, obj in checks:
-                    about = [e for e in edges if names_match(subject, e["source"])
-                             and norm(obj) == norm(e["target"])
-                             and not ENDED.search(e["relation"])]
-                    live = [e for e in about if not e["invalid_at"] and not e["expired_at"]]
-                    ok = bool(about) and (not live if kind == "invalid" else bool(live))
-                    tally["message"][f"{kind}_checks"] += 1
-                    tally["message"][f"{kind}_right"] += ok
-                    if not ok:
-                        failed.append({"case": case.case_id, "check": kind, "subject": subject,
-                                       "object": obj, "edges": [_brief(e) for e in about]})
+                t = tally["json" if item.is_json else "message"]
+                _score_item(case.case_id, item, found, nodes, t, findings)
+            _check_validity(case, edges, tally["message"], findings)
     finally:
         store.close()
     both = tally["message"] + tally["json"]
@@ -257,12 +222,93 @@ def benchmark(db: Path, cases: Sequence[Case], extractor: Extractor) -> dict[str
         "invalidation": {
             "moves_invalidate": _ratio(both["invalid_right"], both["invalid_checks"]),
             "still_live": _ratio(both["live_right"], both["live_checks"]),
-            "failures": failed,
+            "failures": findings.checks_failed,
         },
-        "misses": misses,
-        "dates_wrong": dates_wrong,
-        "wrong": wrong,
+        "misses": findings.misses,
+        "dates_wrong": findings.dates_wrong,
+        "wrong": findings.wrong,
     }
+
+
+def _score_item(
+    case_id: str,
+    item: Item,
+    found: list[dict[str, Any]],
+    nodes: list[str],
+    t: Counter[str],
+    findings: _Findings,
+) -> None:
+    """Count one episode's edges against its gold facts, entities and non-entities."""
+    t["episodes"] += 1
+    t["edges"] += len(found)
+    for edge in found:
+        ok = any(
+            fact_matches(g, edge["source"], edge["relation"], edge["target"]) for g in item.facts
+        )
+        t["correct"] += ok
+        if not ok:
+            findings.wrong.append({"case": case_id, "text": item.text, **_brief(edge)})
+    for gold in item.facts:
+        t["gold"] += 1
+        hits = [e for e in found if fact_matches(gold, e["source"], e["relation"], e["target"])]
+        t["found"] += bool(hits)
+        if gold.date:
+            t["dated"] += 1
+            right = any((e["valid_at"] or "").startswith(gold.date) for e in hits)
+            t["dated_right"] += right
+            if hits and not right:
+                findings.dates_wrong.append(
+                    {
+                        "case": case_id,
+                        "text": item.text,
+                        "gold": gold.date,
+                        "found": [e["valid_at"] for e in hits],
+                    }
+                )
+        if not hits:
+            findings.misses.append(
+                {
+                    "case": case_id,
+                    "text": item.text,
+                    "gold": f"{gold.subject} | {' '.join(gold.relations)} | {gold.object}",
+                    "extracted": [_brief(e) for e in found],
+                }
+            )
+    for name in item.entities:
+        t["entities"] += 1
+        t["entities_found"] += any(names_match(name, n) for n in nodes)
+    for name in item.not_entities:
+        t["noise_checks"] += 1
+        t["noise"] += any(n.strip().casefold() == name.casefold() for n in nodes)
+
+
+def _check_validity(
+    case: Case, edges: list[dict[str, Any]], t: Counter[str], findings: _Findings
+) -> None:
+    """The case's end-state checks: facts a move or a new job ended, facts still live."""
+    for kind, checks in (("invalid", case.invalid), ("live", case.live)):
+        for subject, obj in checks:
+            about = [
+                e
+                for e in edges
+                if names_match(subject, e["source"])
+                and norm(obj) == norm(e["target"])
+                and not ENDED.search(e["relation"])
+            ]
+            live = [e for e in about if not e["invalid_at"] and not e["expired_at"]]
+            ok = bool(about) and (not live if kind == "invalid" else bool(live))
+            t[f"{kind}_checks"] += 1
+            t[f"{kind}_right"] += ok
+            if not ok:
+                findings.checks_failed.append(
+                    {
+                        "case": case.case_id,
+                        "check": kind,
+                        "subject": subject,
+                        "object": obj,
+                        "edges": [_brief(e) for e in about],
+                    }
+                )
 
 
 def _brief(edge: dict[str, Any]) -> dict[str, Any]:
@@ -315,8 +361,9 @@ def locomo_yield(db: Path, data: Path, samples: int, extractor: Extractor) -> di
                 when = to_iso(session.reference_time)
                 for start in range(0, len(session.turns), 30):
                     batch = [
-                        MessageCreate(role="user", name=t.speaker, content=t.content,
-                                      reference_time=when)
+                        MessageCreate(
+                            role="user", name=t.speaker, content=t.content, reference_time=when
+                        )
                         for t in session.turns[start : start + 30]
                     ]
                     threads.add_messages(ctx, project, thread.uuid, MessagesAdd(messages=batch))
@@ -343,18 +390,28 @@ def report(result: dict[str, Any]) -> str:
     rows = []
     for part in ("overall", "messages", "json"):
         s = result[part]
-        rows.append([
-            part,
-            pct(s["precision"]),
-            pct(s["recall"]),
-            pct(s["date_accuracy"]),
-            pct(s["entity_recall"]),
-            pct(s["noise_rate"]),
-            str(s["gold_facts"]),
-            str(s["edges"]),
-        ])
-    head = ["episodes", "precision %", "recall %", "dates %", "entities %", "noise %", "gold",
-            "edges"]
+        rows.append(
+            [
+                part,
+                pct(s["precision"]),
+                pct(s["recall"]),
+                pct(s["date_accuracy"]),
+                pct(s["entity_recall"]),
+                pct(s["noise_rate"]),
+                str(s["gold_facts"]),
+                str(s["edges"]),
+            ]
+        )
+    head = [
+        "episodes",
+        "precision %",
+        "recall %",
+        "dates %",
+        "entities %",
+        "noise %",
+        "gold",
+        "edges",
+    ]
     lines = [
         f"extraction benchmark: {result['extractor']}, {result['cases']} cases, "
         f"{result['episodes']['message']} messages, {result['episodes']['json']} JSON records",

@@ -134,8 +134,7 @@ def _name_matches(gold: str, found: str) -> bool:
     return (
         long.startswith(short + " ")  # a first name: "Kofi" ~ "Kofi Mensah"
         or (  # the head noun: "rescue dog" ~ "dog", not "job at Orbital Labs"
-            long.endswith(" " + short)
-            and not _PREPOSITIONS & set(long[: -len(short)].split())
+            long.endswith(" " + short) and not _PREPOSITIONS & set(long[: -len(short)].split())
         )
         or 2 * len(short_words) >= len(long_words)
     )

@@ -146,9 +146,9 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
         # and type the values); only documents without a record go to the extractor.
         for i in list(to_extract):
             if episodes[i].source == "json":
-                found = json_facts.extract(episodes[i].content, inputs[i].edge_types)
-                if found is not None:
-                    extractions[i] = found
+                read = json_facts.extract(episodes[i].content, inputs[i].edge_types)
+                if read is not None:
+                    extractions[i] = read
                     to_extract.remove(i)
     if ctx.extractor is not None and to_extract:
         results = ctx.extractor.extract([inputs[i] for i in to_extract])

@@ -58,9 +58,7 @@ EXCLUSIVE_GROUPS: dict[str, frozenset[str]] = {
 # A move ends every phrasing of the old home, also those outside the group ("lives
 # near the university" says where home is without naming it).
 MOVES = frozenset({"MOVES_TO", "RELOCATES_TO", "MOVES_BACK_TO", "MOVES_INTO"})
-NEAR_HOME = frozenset(
-    {"LIVES_NEAR", "LIVES_CLOSE_TO", "LIVES_NEXT_TO", "LIVES_BY", "LIVES_AROUND"}
-)
+NEAR_HOME = frozenset({"LIVES_NEAR", "LIVES_CLOSE_TO", "LIVES_NEXT_TO", "LIVES_BY", "LIVES_AROUND"})
 # Facts that end one of the group's facts about the same target ("left Acme Corp").
 ENDINGS = {
     "LEAVES": "employer",

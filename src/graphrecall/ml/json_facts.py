@@ -79,7 +79,9 @@ NAME_KEYS: tuple[tuple[str, str | None], ...] = (
     ("event", "Event"),
     ("product_name", "Product"),
 )
-DATE_KEYS = re.compile(r"^(date|since|start(ed)?(_date|_at)?|opened|founded|joined|created_at|.*_date)$")
+DATE_KEYS = re.compile(
+    r"^(date|since|start(ed)?(_date|_at)?|opened|founded|joined|created_at|.*_date)$"
+)
 _DATE_VALUE = re.compile(r"^(1[89]\d\d|2\d\d\d)(-\d\d(-\d\d)?)?([T ][\d:.+Z-]+)?$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 _URL = re.compile(r"^(https?://|www\.)", re.I)
@@ -106,7 +108,9 @@ def extract(content: str, edge_types: list[EdgeType] | None = None) -> Extractio
 
 
 def _words(key: str) -> str:
-    return " ".join(re.sub(r"([a-z])([A-Z])", r"\1 \2", key).replace("-", " ").replace("_", " ").split()).lower()
+    return " ".join(
+        re.sub(r"([a-z])([A-Z])", r"\1 \2", key).replace("-", " ").replace("_", " ").split()
+    ).lower()
 
 
 def _snake(key: str) -> str:
@@ -199,9 +203,7 @@ class _Reader:
         label = meaning.label if meaning and meaning.label else _label_for(key)
         return self.entity(clean_value(text), label)
 
-    def fact(
-        self, source: str, label: str | None, key: str, target: str, when: str | None
-    ) -> None:
+    def fact(self, source: str, label: str | None, key: str, target: str, when: str | None) -> None:
         snake = _snake(key)
         meaning = KEYS.get(snake)
         if meaning is not None and meaning.relation == "LIVES_IN" and label not in (None, "Person"):

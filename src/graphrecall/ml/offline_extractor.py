@@ -197,21 +197,19 @@ def one_per_statement(extraction: Extraction) -> Extraction:
     then a relation that says where someone lives or works (``CORE_RELATIONS``), then
     a noun before a gerund, then the first in the sentence."""
     labels = {e.name.casefold(): e.label for e in extraction.entities}
-    best: dict[tuple[str, str], tuple[tuple[int, int, int, int], ExtractedFact]] = {}
+    best: dict[tuple[str, str], tuple[tuple[bool, bool, bool, int], ExtractedFact]] = {}
     for index, fact in enumerate(extraction.facts):
         target = fact.target.casefold()
-        relation = fact.relation.removeprefix("NOT_")
         rank = (
             labels.get(target) is not None,
-            relation in CORE_RELATIONS,
-            not (" " not in target and target.endswith("ing")),
+            fact.relation.removeprefix("NOT_") in CORE_RELATIONS,
+            not (" " not in target and target.endswith("ing")),  # a noun before a gerund
             -index,
         )
         key = (fact.source.casefold(), " ".join(fact.fact.casefold().split()))
         if key not in best or rank > best[key][0]:
-            best[key] = (tuple(int(r) for r in rank), fact)  # type: ignore[assignment]
-    kept = sorted(best.values(), key=lambda pair: -pair[0][3])
-    facts = [fact for _, fact in kept]
+            best[key] = (rank, fact)
+    facts = [fact for _, fact in sorted(best.values(), key=lambda pair: -pair[0][3])]
     used = {n.casefold() for f in facts for n in (f.source, f.target)}
     entities = [e for e in extraction.entities if e.label or e.name.casefold() in used]
     return Extraction(entities=entities, facts=facts)
