@@ -56,8 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--locomo", help="a LoCoMo-format JSON file: also its duplicate rate")
     parser.add_argument("--locomo-samples", type=int, default=1, help="LoCoMo samples (default 1)")
     parser.add_argument("--llm-url", help="an OpenAI-compatible base URL: run the LLM extractor")
-    parser.add_argument("--llm-model", default="gpt-4o-mini")
-    parser.add_argument("--llm-key", default=None)
+    parser.add_argument("--llm-model", default="gpt-4o-mini", help="the LLM's model name")
+    parser.add_argument("--llm-key", default=None, help="the LLM endpoint's API key, if any")
     parser.add_argument("--workdir", help="keep the databases here (default: a temporary dir)")
 
 
