@@ -316,3 +316,9 @@ def test_fillers_the_assistant_and_named_things(extractor: OfflineExtractor) -> 
     assert triples(dog) == {("Bob", "ADOPTS", "Biscuit")}
     cto = run(extractor, "Maria is the CTO of Acme Corp.", speaker="Bob")
     assert all(e.name != "CTO" or e.label is None for e in cto.entities)
+
+
+def test_a_workplace_is_an_organization_whatever_ner_says(extractor: OfflineExtractor) -> None:
+    joined = run(extractor, "I left Acme Corp and joined Globex last Monday.", speaker="Bob")
+    assert {e.name: e.label for e in joined.entities}["Globex"] == "Organization"
+    assert ("Bob", "JOINS", "Globex") in triples(joined)

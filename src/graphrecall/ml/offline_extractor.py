@@ -55,6 +55,7 @@ from graphrecall.ml.offline_words import (
     LEADING_ADVERBS,
     LINKING_PAST,
     SUBJECT_LIKE_DEPS,
+    TARGET_LABELS,
 )
 
 log = logging.getLogger(__name__)
@@ -210,6 +211,14 @@ def one_per_statement(extraction: Extraction) -> Extraction:
         if key not in best or rank > best[key][0]:
             best[key] = (rank, fact)
     facts = [fact for _, fact in sorted(best.values(), key=lambda pair: -pair[0][3])]
+    # What a workplace or a home is, the relation says better than NER on a bare name
+    # ("joined Globex": an Organization, not a Product).
+    by_name = {e.name.casefold(): e for e in extraction.entities}
+    for fact in facts:
+        label = TARGET_LABELS.get(fact.relation)
+        entity = by_name.get(fact.target.casefold())
+        if label and entity is not None and entity.label in (None, "Product", "Work"):
+            entity.label = label
     used = {n.casefold() for f in facts for n in (f.source, f.target)}
     entities = [e for e in extraction.entities if e.label or e.name.casefold() in used]
     return Extraction(entities=entities, facts=facts)

@@ -183,3 +183,13 @@ CORE_RELATIONS = frozenset(
     """LIVES_IN MOVES_TO RELOCATES_TO MOVES_BACK_TO WORKS_AT WORKS_FOR JOINS STARTS_AT
     STARTS_WORKING_AT STARTS_WORKING_FOR IS_MARRIED_TO IS_BORN_IN STUDIES_AT""".split()  # noqa: SIM905
 )
+# The type a relation gives its target when NER gave none or a doubtful one (Product,
+# Work): "joined Globex" -> Globex is an Organization.
+TARGET_LABELS = {
+    **dict.fromkeys(
+        """WORKS_AT WORKS_FOR JOINS STARTS_AT STARTS_WORKING_AT STARTS_WORKING_FOR
+        IS_EMPLOYED_BY LEAVES QUITS""".split(),  # noqa: SIM905
+        "Organization",
+    ),
+    **dict.fromkeys("LIVES_IN MOVES_TO RELOCATES_TO MOVES_BACK_TO".split(), "Location"),  # noqa: SIM905
+}
