@@ -329,6 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench_memory.add_arguments(bench_memory_cmd)
     bench_memory_cmd.set_defaults(func=bench_memory.run)
     from graphrecall.bench import cold as bench_cold
+    from graphrecall.bench import extract as bench_extract
     from graphrecall.bench import graphiti as bench_graphiti
     from graphrecall.bench import ingest as bench_ingest
     from graphrecall.bench import isolation as bench_isolation
@@ -338,6 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, module, text in (
         ("locomo", bench_locomo, "LoCoMo evidence recall, context coverage and latency"),
         ("ingest", bench_ingest, "LoCoMo ingestion: messages/s, graph yield, sampled facts"),
+        ("extract", bench_extract, "extraction quality: precision, recall, dates, duplicates"),
         (
             "graphiti",
             bench_graphiti,

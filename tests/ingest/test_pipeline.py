@@ -168,3 +168,53 @@ def test_ontology_maps_and_strict_drops(zep: Zep) -> None:
 
     project = zep.project.get_ontology()
     assert project.inherited is False
+
+
+def test_one_statement_one_edge_dates_anywhere_and_every_home_ends(zep: Zep) -> None:
+    """The issue-28 conversation: a sentence-initial date keeps its date, a restatement
+    read another way merges into the edge (gains the episode), a move ends "lives near"
+    too, and the user's summary says no sentence twice."""
+    user = zep.user.create(first_name="Kofi", last_name="Mensah")
+    thread = zep.thread.create(user_uuid=user.uuid_).uuid_
+    graph = user.graph_uuid
+    thursday = "2024-03-14T09:00:00Z"
+    first = say(
+        zep, thread, ("Kofi", "Last Tuesday I started a new job at Orbital Labs.", thursday)
+    )
+    again = say(
+        zep, thread, ("Kofi", "I started a new job at Orbital Labs last Tuesday.", thursday)
+    )
+    say(zep, thread, ("Kofi", "I live near the university.", thursday))
+    say(zep, thread, ("Kofi", "I love hiking in the Alps.", thursday))
+    say(zep, thread, ("Kofi", "I love hiking in the Alps.", "2024-03-15T09:00:00Z"))
+    say(zep, thread, ("Kofi", "I moved to Kumasi two weeks ago.", "2024-04-02T18:30:00Z"))
+    found = edges(zep, graph)
+    texts = [e.fact for e in found]
+    assert len(texts) == len(set(texts))  # no fact text twice
+    job = next(e for e in found if "Orbital Labs" in e.fact)
+    assert job.valid_at == "2024-03-12T00:00:00.000000Z"
+    assert sorted(job.episode_uuids or []) == sorted(first + again)
+    near = next(e for e in found if e.name.startswith("LIVES_NEAR"))
+    assert near.invalid_at == "2024-03-19T00:00:00.000000Z" and near.expired_at is not None
+    summary = zep.user.get_node(user.uuid_).summary or ""
+    sentences = [s for s in summary.split(". ") if s]
+    assert len(sentences) == len(set(sentences))
+
+
+def test_a_json_record_gives_facts_about_its_subject(zep: Zep) -> None:
+    graph = zep.graph.create(name="crm").uuid_
+    added = zep.graph.episode.add(
+        graph,
+        type="json",
+        data='{"name":"Maria Lopez","city":"Paris","employer":"Acme Corp.","role":"CTO"}',
+    )
+    assert wait_for_task(zep, added.task.uuid_) == "succeeded"
+    facts = {(e.name, e.fact) for e in edges(zep, graph)}
+    assert facts == {
+        ("LIVES_IN", "Maria Lopez lives in Paris"),
+        ("WORKS_FOR", "Maria Lopez works for Acme Corp"),
+        ("HAS_ROLE", "Maria Lopez has the role CTO"),
+    }
+    nodes = {n.name: n.labels for n in zep.graph.node.list(graph)}
+    assert set(nodes) == {"Maria Lopez", "Paris", "Acme Corp", "CTO"}
+    assert "Organization" in (nodes["Acme Corp"] or []) and "Role" in (nodes["CTO"] or [])

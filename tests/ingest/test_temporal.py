@@ -47,3 +47,25 @@ def test_non_dates(text: str | None) -> None:
 def test_undated_future_is_rejected_but_announced_future_kept() -> None:
     assert resolve("December 30", WEDNESDAY) is not None  # prefers the past: 2025-12-30
     assert resolve("next month", WEDNESDAY) == "2026-12-01T00:00:00.000000Z"
+
+
+@pytest.mark.parametrize(
+    ("text", "reference", "expected"),
+    [
+        ("last summer", "2024-06-18T16:00:00Z", "2023-06-01"),  # this summer is not over
+        ("last summer", "2024-10-18T16:00:00Z", "2024-06-01"),
+        ("this summer", "2024-10-05T07:30:00Z", "2024-06-01"),
+        ("this winter", "2024-01-10T00:00:00Z", "2023-12-01"),
+        ("next spring", "2023-11-08T15:00:00Z", "2024-03-01"),
+        ("last weekend", "2024-04-18T16:00:00Z", "2024-04-13"),  # a Thursday
+        ("last weekend", "2024-04-20T16:00:00Z", "2024-04-13"),  # said on a Saturday
+        ("Last Tuesday", "2024-03-14T09:00:00Z", "2024-03-12"),
+        ("Yesterday morning", "2024-03-14T09:00:00Z", "2024-03-13T09"),
+        ("on 3 May", "2024-05-20T10:00:00Z", "2024-05-03"),
+    ],
+)
+def test_seasons_weekends_and_phrases_from_the_start_of_a_sentence(
+    text: str, reference: str, expected: str
+) -> None:
+    got = resolve(text, reference)
+    assert got is not None and got.startswith(expected)

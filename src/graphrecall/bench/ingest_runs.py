@@ -291,7 +291,7 @@ def timed_models() -> tuple[TimedEmbedder, TimedExtractor, float]:
 
 def drain_tasks(
     store: Store,
-    embedder: Embedder,
+    embedder: Embedder | None,
     extractor: Extractor,
     *,
     log: Log = print,

@@ -49,8 +49,13 @@ def summarised(store: Store, node: Node) -> Node:
         newest.update((e.uuid, e) for e in found)
     recent = sorted(newest.values(), key=lambda e: (e.created_at, e.uuid), reverse=True)
     sentences: list[str] = []
+    said: set[str] = set()
     for edge in recent[:SUMMARY_FACTS]:
         sentence = edge.fact.rstrip(".") + "."
+        key = " ".join(sentence.casefold().split())
+        if key in said:  # a summary never repeats a sentence
+            continue
+        said.add(key)
         if sum(len(s) + 1 for s in sentences) + len(sentence) > SUMMARY_CHARS:
             break
         sentences.append(sentence)

@@ -41,6 +41,7 @@ from graphrecall.ingest.resolution import (
     find_restatement,
     invalidate,
 )
+from graphrecall.ml import json_facts
 from graphrecall.ml.embedder import EmbedderUnavailable
 from graphrecall.ml.extraction import (
     EdgeType,
@@ -140,9 +141,18 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
     skip = {u for t in tasks for u in t.payload.get("skip_extraction", [])}
     to_extract = [i for i, e in enumerate(episodes) if e.uuid not in skip]
     extractions: dict[int, Extraction] = {}
+    if ctx.extractor is not None:
+        # A JSON record's facts are read from its structure (keys name the relations
+        # and type the values); only documents without a record go to the extractor.
+        for i in list(to_extract):
+            if episodes[i].source == "json":
+                read = json_facts.extract(episodes[i].content, inputs[i].edge_types)
+                if read is not None:
+                    extractions[i] = read
+                    to_extract.remove(i)
     if ctx.extractor is not None and to_extract:
         results = ctx.extractor.extract([inputs[i] for i in to_extract])
-        extractions = dict(zip(to_extract, results, strict=True))
+        extractions.update(zip(to_extract, results, strict=True))
     # Episodes and the facts' texts in one call (fact texts become edge texts; a fact that
     # turns out to restate a known edge costs one wasted vector).
     # An episode's vector text is contextual (its date and the message it replies to).
@@ -429,10 +439,15 @@ def _apply(
         edge = _edge(ctx, graph, episode, fact, nodes, resolver, ontology, strict, outcome, tz)
         if edge is None:
             continue
-        key = (edge.source_node_uuid, edge.name, edge.target_node_uuid)
-        if key in seen:
+        # One statement is one fact: a second reading of a clause (same source, same
+        # text) or the same triple again is not a second edge of this episode.
+        keys = [
+            (edge.source_node_uuid, edge.name, edge.target_node_uuid),
+            (edge.source_node_uuid, "", " ".join(edge.fact.casefold().split())),
+        ]
+        if any(k in seen for k in keys):
             continue
-        seen.add(key)
+        seen.update(keys)
         restated = find_restatement(
             store, graph.uuid, edge, explicit_date=edge.valid_at != episode.reference_time
         )

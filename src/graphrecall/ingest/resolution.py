@@ -27,13 +27,46 @@ from graphrecall.store.base import Store
 
 EXCLUSIVE_GROUPS: dict[str, frozenset[str]] = {
     "residence": frozenset(
-        {"LIVES_IN", "MOVES_TO", "RELOCATES_TO", "MOVES_BACK_TO", "RESIDES_IN", "LIVES_AT"}
+        {
+            "LIVES_IN",
+            "MOVES_TO",
+            "RELOCATES_TO",
+            "MOVES_BACK_TO",
+            "RESIDES_IN",
+            "LIVES_AT",
+            "MOVES_INTO",
+            "IS_BASED_IN",
+        }
     ),
     "employer": frozenset(
-        {"WORKS_AT", "WORKS_FOR", "IS_EMPLOYED_BY", "JOINS", "STARTS_AT", "WORKS_WITH_COMPANY"}
+        {
+            "WORKS_AT",
+            "WORKS_FOR",
+            "IS_EMPLOYED_BY",
+            "JOINS",
+            "STARTS_AT",
+            "WORKS_WITH_COMPANY",
+            "STARTS_WORKING_AT",
+            "STARTS_WORKING_FOR",
+            "GETS_JOB_AT",
+            "IS_HIRED_BY",
+        }
     ),
     "occupation": frozenset({"WORKS_AS", "IS_EMPLOYED_AS"}),
     "partner": frozenset({"IS_MARRIED_TO", "MARRIES", "IS_ENGAGED_TO"}),
+}
+# A move ends every phrasing of the old home, also those outside the group ("lives
+# near the university" says where home is without naming it).
+MOVES = frozenset({"MOVES_TO", "RELOCATES_TO", "MOVES_BACK_TO", "MOVES_INTO"})
+NEAR_HOME = frozenset({"LIVES_NEAR", "LIVES_CLOSE_TO", "LIVES_NEXT_TO", "LIVES_BY", "LIVES_AROUND"})
+# Facts that end one of the group's facts about the same target ("left Acme Corp").
+ENDINGS = {
+    "LEAVES": "employer",
+    "QUITS": "employer",
+    "RESIGNS_FROM": "employer",
+    "MOVES_FROM": "residence",
+    "MOVES_OUT_OF": "residence",
+    "DIVORCES": "partner",
 }
 GROUP_OF = {rel: group for group, rels in EXCLUSIVE_GROUPS.items() for rel in rels}
 _THE = re.compile(r"^the\s+", re.I)
@@ -126,30 +159,45 @@ def same_day(a: str | None, b: str | None) -> bool:
 def find_restatement(
     store: Store, graph_uuid: str, edge: Edge, *, explicit_date: bool = True
 ) -> Edge | None:
-    """A live edge saying the same thing: same endpoints and relation, and - when the new
-    fact names its own date - the same day. Occurrences on different days stay separate
-    edges (going to the gym on Monday and on Friday are two facts, not one)."""
-    for existing in store.find(
-        Edge,
-        {
-            "graph_uuid": graph_uuid,
-            "source_node_uuid": edge.source_node_uuid,
-            "target_node_uuid": edge.target_node_uuid,
-            "name": edge.name,
-            "expired_at": None,
-        },
-    ):
-        if existing.invalid_at is None and (
-            not explicit_date or same_day(existing.valid_at, edge.valid_at)
-        ):
-            return existing
+    """A live edge saying the same thing: same endpoints and relation, or the same source
+    and the same fact text (a restatement read another way: "started a new job at
+    Orbital Labs" once as STARTS_AT, once as STARTS); and - when the new fact names its
+    own date - the same day. Occurrences on different days stay separate edges (going to
+    the gym on Monday and on Friday are two facts, not one)."""
+    same_triple = {
+        "graph_uuid": graph_uuid,
+        "source_node_uuid": edge.source_node_uuid,
+        "target_node_uuid": edge.target_node_uuid,
+        "name": edge.name,
+        "expired_at": None,
+    }
+    same_text = {
+        "graph_uuid": graph_uuid,
+        "source_node_uuid": edge.source_node_uuid,
+        "fact": edge.fact,
+        "expired_at": None,
+    }
+    for scope in (same_triple, same_text):
+        for existing in store.find(Edge, scope):
+            if existing.invalid_at is None and (
+                not explicit_date or same_day(existing.valid_at, edge.valid_at)
+            ):
+                return existing
     return None
 
 
 def contradicted_by(store: Store, graph_uuid: str, edge: Edge) -> list[Edge]:
-    """Live edges about the same source that ``edge`` contradicts."""
+    """Live edges about the same source that ``edge`` contradicts: another target in
+    its exclusive group; for a move, also every other phrasing of a home ("lives near
+    the university"); for an ending ("left Acme Corp"), the group's facts with the same
+    target; the negated form for the same pair."""
     group = GROUP_OF.get(edge.name)
     names = set(EXCLUSIVE_GROUPS[group]) if group else set()
+    if edge.name in MOVES:
+        names |= NEAR_HOME
+    ended = ENDINGS.get(edge.name)
+    if ended is not None:
+        names |= EXCLUSIVE_GROUPS[ended]
     names.add(negation_pair(edge.name))
     out = []
     for existing in store.find(
@@ -163,12 +211,14 @@ def contradicted_by(store: Store, graph_uuid: str, edge: Edge) -> list[Edge]:
     ):
         if existing.uuid == edge.uuid or existing.invalid_at is not None:
             continue
-        is_negation = existing.name == negation_pair(edge.name)
-        if is_negation and existing.target_node_uuid != edge.target_node_uuid:
-            continue
-        if not is_negation and existing.target_node_uuid == edge.target_node_uuid:
-            continue
-        out.append(existing)
+        same_target = existing.target_node_uuid == edge.target_node_uuid
+        if existing.name == negation_pair(edge.name) or (
+            ended is not None and existing.name in EXCLUSIVE_GROUPS[ended]
+        ):
+            if same_target:
+                out.append(existing)
+        elif not same_target:
+            out.append(existing)
     return out
 
 
@@ -181,6 +231,8 @@ def invalidate(store: Store, new: Edge, old: list[Edge]) -> tuple[Edge, list[Edg
     for existing in old:
         new_start = new.valid_at or new.created_at
         old_start = existing.valid_at or existing.created_at
+        if new.invalid_at is not None and new.invalid_at <= old_start:
+            continue  # "I lived in Hamburg until 2020" ended before the known fact began
         if old_start <= new_start:
             updated = existing.model_copy(
                 update={"invalid_at": new_start, "expired_at": now, "updated_at": now}

@@ -13,7 +13,7 @@ times of day are converted to UTC.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -22,6 +22,9 @@ from graphrecall.domain import clock
 _LEAD = re.compile(r"^(?:since|from|in|on|at|during|around|by|until|till|til|of|the)\s+", re.I)
 _TIME_OF_DAY = re.compile(r"\b(morning|afternoon|evening|night|noon|tonight|am|pm|\d:\d\d)\b", re.I)
 _YEAR = re.compile(r"^(1[89]\d\d|2\d\d\d)$")
+_SEASON = re.compile(r"^(?:(last|this|next|past)\s+)?(spring|summer|fall|autumn|winter)$", re.I)
+_WEEKEND = re.compile(r"^(last|this|past|next)\s+weekend$", re.I)
+_SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 
 
 def resolve(expression: str | None, reference: str, tz: str | None = None) -> str | None:
@@ -50,6 +53,36 @@ def _zone(tz: str | None) -> tzinfo:
         return UTC
 
 
+def _named_period(text: str, base: datetime) -> datetime | None:
+    """Seasons and weekends, which dateparser does not read: the first day of "last
+    summer" (the latest summer over by ``base``), "this winter", "next spring"; the
+    Saturday of "last weekend" (the latest weekend over by ``base``) or "this weekend"."""
+    season = _SEASON.match(text)
+    if season is not None:
+        which = (season.group(1) or "this").lower()
+        month = _SEASON_START[season.group(2).lower()]
+        starts = [datetime(year, month, 1) for year in range(base.year - 2, base.year + 2)]
+        if which in ("last", "past"):
+            # over: it began at least three months before ``base``
+            over = [s for s in starts if (base.year - s.year) * 12 + base.month - s.month >= 3]
+            return over[-1]
+        if which == "next":
+            return next(s for s in starts if s > base)
+        current = [s for s in starts if s <= base]
+        return current[-1] if current else None
+    weekend = _WEEKEND.match(text)
+    if weekend is not None:
+        day = base.replace(hour=0, minute=0, second=0, microsecond=0)
+        saturday = day - timedelta(days=(day.weekday() - 5) % 7)
+        which = weekend.group(1).lower()
+        if which in ("last", "past") and day.weekday() in (5, 6):
+            saturday -= timedelta(days=7)  # said during a weekend: the one before
+        if which == "next":
+            saturday += timedelta(days=7)
+        return saturday
+    return None
+
+
 @lru_cache(maxsize=4096)
 def _resolve(text: str, base_iso: str, tz: str) -> str | None:
     import dateparser  # type: ignore[import-untyped]
@@ -62,6 +95,9 @@ def _resolve(text: str, base_iso: str, tz: str) -> str | None:
         text = stripped
     if _YEAR.match(text):
         return clock.to_iso(datetime(int(text), 1, 1, tzinfo=UTC))
+    named = _named_period(text, base)
+    if named is not None:
+        return clock.to_iso(datetime(named.year, named.month, named.day, tzinfo=UTC))
     parsed = dateparser.parse(
         text,
         languages=["en"],

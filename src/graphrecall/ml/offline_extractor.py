@@ -43,16 +43,19 @@ import threading
 from typing import Any
 
 from graphrecall.ml.extraction import (
+    ExtractedFact,
     Extraction,
     ExtractionFailed,
     ExtractionInput,
 )
 from graphrecall.ml.offline_rules import Rules
 from graphrecall.ml.offline_words import (
+    CORE_RELATIONS,
     IRREGULAR_PAST,
     LEADING_ADVERBS,
     LINKING_PAST,
     SUBJECT_LIKE_DEPS,
+    TARGET_LABELS,
 )
 
 log = logging.getLogger(__name__)
@@ -110,7 +113,7 @@ class OfflineExtractor:
                     result = _merged(result, Rules(item, again[i]).run())
                 if not result.facts:
                     result = _merged(result, rules.statements())
-                out.append(result)
+                out.append(one_per_statement(result))
             return out
 
 
@@ -184,3 +187,38 @@ def _merged(first: Extraction, second: Extraction) -> Extraction:
     for fact in second.facts:
         facts.setdefault((fact.source, fact.relation, fact.target, fact.fact), fact)
     return Extraction(entities=list(entities.values()), facts=list(facts.values()))
+
+
+def one_per_statement(extraction: Extraction) -> Extraction:
+    """One fact per statement: the readings of one clause (same source, same fact text:
+    "started a new job at Orbital Labs" read as STARTS job and STARTS_AT Orbital Labs)
+    become the one that says most, and the entities only a dropped reading named go too.
+
+    The reading kept: a named target (an entity the model typed) before a common noun,
+    then a relation that says where someone lives or works (``CORE_RELATIONS``), then
+    a noun before a gerund, then the first in the sentence."""
+    labels = {e.name.casefold(): e.label for e in extraction.entities}
+    best: dict[tuple[str, str], tuple[tuple[bool, bool, bool, int], ExtractedFact]] = {}
+    for index, fact in enumerate(extraction.facts):
+        target = fact.target.casefold()
+        rank = (
+            labels.get(target) is not None,
+            fact.relation.removeprefix("NOT_") in CORE_RELATIONS,
+            not (" " not in target and target.endswith("ing")),  # a noun before a gerund
+            -index,
+        )
+        key = (fact.source.casefold(), " ".join(fact.fact.casefold().split()))
+        if key not in best or rank > best[key][0]:
+            best[key] = (rank, fact)
+    facts = [fact for _, fact in sorted(best.values(), key=lambda pair: -pair[0][3])]
+    # What a workplace or a home is, the relation says better than NER on a bare name
+    # ("joined Globex": an Organization, not a Product).
+    by_name = {e.name.casefold(): e for e in extraction.entities}
+    for fact in facts:
+        label = TARGET_LABELS.get(fact.relation)
+        entity = by_name.get(fact.target.casefold())
+        if label and entity is not None and entity.label in (None, "Product", "Work"):
+            entity.label = label
+    used = {n.casefold() for f in facts for n in (f.source, f.target)}
+    entities = [e for e in extraction.entities if e.label or e.name.casefold() in used]
+    return Extraction(entities=entities, facts=facts)

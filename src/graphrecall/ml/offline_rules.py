@@ -22,6 +22,7 @@ from graphrecall.ml.offline_words import (
     CONDITIONAL_MARKS,
     CONDITIONAL_WH,
     EVALUATIVE,
+    FILLERS,
     FIRST_PERSON,
     FIRST_PERSON_POSSESSIVE,
     GENERIC_NOUNS,
@@ -30,10 +31,12 @@ from graphrecall.ml.offline_words import (
     IRREGULAR_PAST,
     LIGHT_NOUNS,
     LIGHT_PREPOSITIONS,
+    LIGHT_VERBS,
     NER_LABELS,
     OBJECT_DEPS,
     OTHER_POSSESSIVE,
     RELATIVE_PRONOUNS,
+    ROLE_WORDS,
     SECOND_PERSON,
     SKIP_PRONOUNS,
     STATEMENTS_PER_MESSAGE,
@@ -66,7 +69,11 @@ class Rules:
     def __init__(self, item: ExtractionInput, doc: Any) -> None:
         self.item = item
         self.doc = doc
-        self.speaker = item.speaker
+        # The assistant is not an entity of the user's graph: what it says about itself
+        # ("I can help with that") is no fact, and it is never a node.
+        assistant = (item.speaker_label or "").casefold() == "assistant"
+        self.speaker = None if assistant else item.speaker
+        self._dates: set[int] | None = None
         self.entities: dict[str, ExtractedEntity] = {}
         self.facts: list[ExtractedFact] = []
         self.ent_of: dict[int, Any] = {}
@@ -80,7 +87,7 @@ class Rules:
         for ent in self.doc.ents:
             label = NER_LABELS.get(ent.label_)
             name = _span_name(ent)
-            if label and _valid_name(name) and not _is_pronoun_like(name):
+            if label and _valid_name(name) and not _is_pronoun_like(name) and not _is_role(name):
                 self._entity(name, label)
         for token in self.doc:
             if token.pos_ in ("VERB", "AUX") and token.dep_ != "aux" and token.dep_ != "auxpass":
@@ -148,6 +155,7 @@ class Rules:
 
     # -- entities ------------------------------------------------------------------------
     def _entity(self, name: str, label: str | None) -> str:
+        name = clean_name(name)
         key = name.casefold()
         if key not in self.entities:
             self.entities[key] = ExtractedEntity(name=name, label=label)
@@ -170,6 +178,8 @@ class Rules:
             if ent.label_ in ("DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT"):
                 return None
             name = _span_name(ent)
+            if _is_role(name):
+                return (clean_name(name).lower(), None)  # "CTO" is a role, not an ORG
             return (name, NER_LABELS.get(ent.label_)) if _valid_name(name) else None
         for child in token.children:  # "my sister Jane" -> Jane
             if child.dep_ == "appos" and child.pos_ == "PROPN":
@@ -183,9 +193,15 @@ class Rules:
         if token.pos_ == "PROPN":
             name = _compound(token)
             return (name, None) if _valid_name(name) else None
-        if token.pos_ == "VERB":  # a gerund: "hiking", "painting"
-            return (lower, None) if _valid_word(lower) else None
+        if token.pos_ == "VERB":  # a gerund: "hiking", "painting"; not "working", "doing"
+            ok = _valid_word(lower) and token.lemma_.lower() not in LIGHT_VERBS
+            return (lower, None) if ok else None
         if token.pos_ == "NOUN":
+            for acl in token.children:  # "a dog named Biscuit", "a cafe called Mo's"
+                if acl.dep_ == "acl" and acl.lemma_.lower() in ("name", "call"):
+                    named = next((c for c in acl.children if c.pos_ == "PROPN"), None)
+                    if named is not None:
+                        return self._resolve(named)
             phrase = _compound(token)
             has_compound = any(c.dep_ == "compound" for c in token.children)
             if not _valid_word(phrase) or (_head_word(token) in GENERIC_NOUNS and not has_compound):
@@ -423,12 +439,19 @@ class Rules:
         )
 
     def _date_tokens(self) -> set[int]:
-        return {t.i for e in self.doc.ents if e.label_ in ("DATE", "TIME") for t in e}
+        if self._dates is None:
+            self._dates = {t.i for e in self.doc.ents if e.label_ in ("DATE", "TIME") for t in e}
+        return self._dates
 
     def _clause_tokens(self, verb: Any) -> list[Any]:
         skip: set[int] = set()
         for child in verb.children:
-            vocative = child.dep_ == "npadvmod" and child.pos_ == "PROPN" and child.i < verb.i
+            vocative = (
+                child.dep_ == "npadvmod"
+                and child.pos_ == "PROPN"
+                and child.i < verb.i
+                and child.i not in self._date_tokens()  # "Last Tuesday I started ..."
+            )
             if child.dep_ in CLAUSE_BREAK_DEPS or child.dep_ == "intj" or vocative:
                 skip.update(t.i for t in child.subtree)  # also "Hey Maria, ..."
         subject = self._subject(verb)
@@ -496,19 +519,56 @@ class Rules:
         return (sentence[:1].upper() + sentence[1:])[:500] or verb.sent.text[:500]
 
     def _times(self, verb: Any, tokens: list[Any] | None = None) -> tuple[str | None, str | None]:
-        """The dates the clause of ``verb`` (or ``tokens``) names: valid from, until."""
+        """The dates the clause of ``verb`` (or ``tokens``) names: valid from, until. A
+        phrase wherever it stands in the clause counts ("Last Tuesday I started ...",
+        "I started ... last Tuesday"); a clause that names none takes the one its
+        sentence names outside any other clause with a subject of its own ("Yesterday,
+        after work, I met Linda"), so the phrase may leave the fact text but not its
+        date."""
         clause = {t.i for t in (self._clause_tokens(verb) if tokens is None else tokens)}
+        phrases = self._time_phrases()
+        found = [p for p in phrases if p[0] in clause]
+        if not found and tokens is None:
+            found = [p for p in phrases if p[0] in self._sentence_level(verb)]
         valid: str | None = None
         invalid: str | None = None
-        for ent in self.doc.ents:
-            if ent.label_ not in ("DATE", "TIME") or ent.start not in clause:
-                continue
-            before = self.doc[ent.start - 1].lower_ if ent.start > 0 else ""
+        for start, text in found:
+            before = self.doc[start - 1].lower_ if start > 0 else ""
             if before in UNTIL_WORDS:
-                invalid = invalid or ent.text
+                invalid = invalid or text
             else:
-                valid = valid or (f"since {ent.text}" if before == "since" else ent.text)
+                valid = valid or (f"since {text}" if before == "since" else text)
         return valid, invalid
+
+    def _time_phrases(self) -> list[tuple[int, str]]:
+        """(first token, text) of each time phrase; a DATE followed by a TIME is one
+        ("Yesterday" + "morning" -> "Yesterday morning")."""
+        out: list[tuple[int, str]] = []
+        end = -1
+        for ent in self.doc.ents:
+            if ent.label_ not in ("DATE", "TIME"):
+                continue
+            if out and ent.start == end:
+                out[-1] = (out[-1][0], f"{out[-1][1]} {ent.text}")
+            else:
+                out.append((ent.start, ent.text))
+            end = ent.end
+        return out
+
+    def _sentence_level(self, verb: Any) -> set[int]:
+        """Tokens of ``verb``'s sentence that no other subject-bearing clause holds."""
+        sent = verb.sent
+        taken: set[int] = set()
+        for token in sent:
+            if (
+                token is not verb
+                and token.pos_ in ("VERB", "AUX")
+                and token.dep_ in CLAUSE_BREAK_DEPS
+                and any(c.dep_ in SUBJECT_DEPS for c in token.children)
+                and verb not in token.subtree
+            ):
+                taken.update(t.i for t in token.subtree)
+        return {t.i for t in sent if t.i not in taken}
 
 
 def _trimmed(tokens: list[Any]) -> list[Any]:
@@ -520,6 +580,7 @@ def _trimmed(tokens: list[Any]) -> list[Any]:
         tokens[0].is_punct
         or tokens[0].dep_ in ("cc", "mark", "intj")
         or tokens[0].lower_ in GREETINGS
+        or (tokens[0].lower_ in FILLERS and tokens[0].dep_ in ("advmod", "intj", "discourse"))
         or (tokens[0].tag_ == "WRB" and tokens[0].lower_ in ("how", "when"))
     ):
         tokens.pop(0)
@@ -571,6 +632,19 @@ def _span_name(span: Any) -> str:
         tokens = tokens[1:]
     text = " ".join(t.text for t in tokens) if tokens else span.text
     return re.sub(r"'s$", "", text).strip()
+
+
+def clean_name(name: str) -> str:
+    """A name without stray punctuation at its ends ("Acme Corp." -> "Acme Corp"), its
+    inner spacing collapsed; a name that is all punctuation is kept as it was."""
+    cleaned = " ".join(name.split()).strip(" .,;:!?\"'()[]")
+    return cleaned or name
+
+
+def _is_role(text: str) -> bool:
+    """A job title or role ("CTO", "data engineer", "nurse"): a value, not an entity."""
+    words = clean_name(text).casefold().split()
+    return bool(words) and words[-1] in ROLE_WORDS
 
 
 def _is_pronoun_like(text: str) -> bool:

@@ -157,3 +157,39 @@ LEADING_ADVERBS = frozenset(
 SUBJECT_LIKE_DEPS = SUBJECT_DEPS | {"expl", "csubj", "csubjpass"}
 # Linking verbs in the past mostly describe a thing ("Felt so refreshing", "Looked great").
 LINKING_PAST = frozenset({"felt", "looked", "seemed", "sounded", "tasted", "smelled"})
+# Discourse fillers that open a clause and say nothing ("Actually Bob moved ..."): left
+# out of fact text.
+FILLERS = frozenset(
+    """actually honestly basically anyway anyways so well um uh like literally frankly
+    seriously""".split()  # noqa: SIM905
+)
+# Verbs whose gerund names no activity of its own ("started working", "keep doing"): such
+# a gerund is never an entity.
+LIGHT_VERBS = frozenset(
+    """work do go get try make have be start begin keep stop finish continue quit take
+    come think""".split()  # noqa: SIM905
+)
+# Job titles and roles: the last word of a name that is a role, not an organisation or
+# a person ("CTO", "data engineer", "Head of Sales" is caught by its own key in JSON).
+ROLE_WORDS = frozenset(
+    """ceo cto cfo coo cio vp president director manager engineer developer designer nurse
+    doctor teacher lawyer chef pharmacist photographer violinist student intern analyst
+    consultant accountant architect scientist researcher professor assistant secretary
+    founder owner clerk cashier waiter driver programmer editor writer""".split()  # noqa: SIM905
+)
+# Relations that say where someone lives or works, kept first among a clause's readings
+# ("I work for Skoda in Mlada Boleslav": WORKS_FOR Skoda, not WORKS_IN Mlada Boleslav).
+CORE_RELATIONS = frozenset(
+    """LIVES_IN MOVES_TO RELOCATES_TO MOVES_BACK_TO WORKS_AT WORKS_FOR JOINS STARTS_AT
+    STARTS_WORKING_AT STARTS_WORKING_FOR IS_MARRIED_TO IS_BORN_IN STUDIES_AT""".split()  # noqa: SIM905
+)
+# The type a relation gives its target when NER gave none or a doubtful one (Product,
+# Work): "joined Globex" -> Globex is an Organization.
+TARGET_LABELS = {
+    **dict.fromkeys(
+        """WORKS_AT WORKS_FOR JOINS STARTS_AT STARTS_WORKING_AT STARTS_WORKING_FOR
+        IS_EMPLOYED_BY LEAVES QUITS""".split(),  # noqa: SIM905
+        "Organization",
+    ),
+    **dict.fromkeys("LIVES_IN MOVES_TO RELOCATES_TO MOVES_BACK_TO".split(), "Location"),  # noqa: SIM905
+}
