@@ -28,9 +28,16 @@ class ServerProcess:
     ``/healthz`` and stops it on exit (also when the benchmark fails)."""
 
     def __init__(
-        self, db: Path, api_key: str, log_path: Path, *, startup_timeout: float = 120
+        self,
+        db: Path,
+        api_key: str,
+        log_path: Path,
+        *,
+        startup_timeout: float = 120,
+        extra_env: dict[str, str] | None = None,
     ) -> None:
         self.db = db
+        self.extra_env = dict(extra_env or {})
         self.log_path = log_path
         self.api_key = api_key
         self.port = free_port()
@@ -47,6 +54,7 @@ class ServerProcess:
             **os.environ,
             "GRAPHRECALL_API_KEY": self.api_key,
             "GRAPHRECALL_LOG_LEVEL": "warning",
+            **self.extra_env,
         }
         cmd = [sys.executable, "-m", "graphrecall", "serve", "--db", str(self.db)]
         # The server's output goes to a file: a pipe nobody reads could fill and stall it.
