@@ -73,8 +73,12 @@ def write_tiny_longmemeval(path: Path) -> Path:
     items = [
         _question("q1", "single-session-user", "What is the name of my cat?", ["answer_a1"]),
         _question("q2", "single-session-user", "Where did my sister Ana move?", ["answer_a2"]),
-        _question("q3", "multi-session", "Where did my sister move and my cat's name?",
-                  ["answer_a1", "answer_a2"]),  # fmt: skip
+        _question(
+            "q3",
+            "multi-session",
+            "Where did my sister move and my cat's name?",
+            ["answer_a1", "answer_a2"],
+        ),
         _question("q4_abs", "single-session-user", "What is my dog's name?", ["answer_a1"]),
     ]
     path.write_bytes(gzip.compress(json.dumps(items).encode()))
@@ -146,6 +150,7 @@ def test_parsing_splits_and_evidence(tmp_path: Path) -> None:
     assert [i.question.question_id for i in items] == ["q1", "q2", "q3", "q4_abs"]
     q1, q2, q3, q4 = items
     assert q1.question.evidence_turns == ("answer_a1_0",)
+    assert q3.question.evidence_turns == ("answer_a1_0", "answer_a2_0", "answer_a2_1")
     # answer_a2 marks no turn: the session as a whole is the evidence.
     assert q2.question.evidence_turns == ("answer_a2_0", "answer_a2_1")
     assert q2.question.unmarked_answer_sessions == 1
