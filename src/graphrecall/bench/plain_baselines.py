@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 PLAIN_BM25 = Bm25(k1=1.2, b=0.75)
 RRF_K = 60
+FUSE_DEPTH = 100
 NAMES = ("plain_bm25", "plain_cosine", "plain_rrf")
 
 
@@ -85,9 +86,16 @@ class PlainIndex:
         return [self.ids[int(i)] for i in order]
 
     def rankings(self, query: str, depth: int) -> dict[str, list[str]]:
-        bm25 = self.bm25(query, depth)
-        cosine = self.cosine(query, depth)
-        return {"plain_bm25": bm25, "plain_cosine": cosine, "plain_rrf": rrf([bm25, cosine])}
+        """The three rankings, ``depth`` deep; the RRF fuses lists ``FUSE_DEPTH`` deep (or
+        ``depth`` if deeper) so that its top does not depend on the page asked for."""
+        fuse = max(depth, FUSE_DEPTH)
+        bm25 = self.bm25(query, fuse)
+        cosine = self.cosine(query, fuse)
+        return {
+            "plain_bm25": bm25[:depth],
+            "plain_cosine": cosine[:depth],
+            "plain_rrf": rrf([bm25, cosine])[:depth],
+        }
 
 
 def rrf(lists: Sequence[Sequence[str]], k: int = RRF_K) -> list[str]:
