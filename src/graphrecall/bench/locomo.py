@@ -19,7 +19,9 @@ For every question with evidence the question text is the query, and the measure
 - baselines on the same data in the same run: BM25 only and vector only, in-process with
   ``retrieval.engine.search`` on the server's database (the API cannot ask for one leg);
   hybrid RRF, hybrid + cross_encoder (the offline default scorer) and hybrid + MMR
-  (lambda 0.5) through the SDK.
+  (lambda 0.5) through the SDK;
+- the plain baselines over each sample's raw turns (``plain_baselines``: BM25 1.2 / 0.75,
+  the embedder's cosine, their RRF) and the lift of the shipped search over each.
 
 Recalls are averaged over questions (macro), overall and per category. The table is
 printed, the results written to JSON, and a PNG chart drawn when matplotlib is installed.
