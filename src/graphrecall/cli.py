@@ -334,10 +334,16 @@ def build_parser() -> argparse.ArgumentParser:
     from graphrecall.bench import ingest as bench_ingest
     from graphrecall.bench import isolation as bench_isolation
     from graphrecall.bench import locomo as bench_locomo
+    from graphrecall.bench import longmemeval as bench_longmemeval
     from graphrecall.bench import scale as bench_scale
 
     for name, module, text in (
         ("locomo", bench_locomo, "LoCoMo evidence recall, context coverage and latency"),
+        (
+            "longmemeval",
+            bench_longmemeval,
+            "LongMemEval-S evidence recall (its own metrics), baselines, latency, ingestion",
+        ),
         ("ingest", bench_ingest, "LoCoMo ingestion: messages/s, graph yield, sampled facts"),
         ("extract", bench_extract, "extraction quality: precision, recall, dates, duplicates"),
         (

@@ -163,6 +163,16 @@ def test_bench_locomo_end_to_end(tmp_path: Path) -> None:
     # Ten turns, pages of ten: the vector leg ranks every turn.
     assert result["baselines"]["vector"]["recall@10"] == 1.0
 
+    plain = result["plain_baselines"]
+    assert plain["depth"] == 25
+    for name in ("plain_bm25", "plain_cosine", "plain_rrf"):
+        m = plain[name]
+        assert _fraction(m["recall@5"]) and m["recall@5"] <= m["recall@10"] <= m["recall@25"]
+        for k, lift in m["lift_of_search_episodes"].items():
+            assert lift == pytest.approx(episodes[k] - m[k], abs=1e-3)
+    # Ten turns: the cosine ranks all of them, the RRF fuses that full list.
+    assert plain["plain_cosine"]["recall@10"] == plain["plain_rrf"]["recall@25"] == 1.0
+
     assert len(result["per_question"]) == 3
     assert result["target_verdicts"]["recall@5"]["target"] == 0.75
     if importlib.util.find_spec("matplotlib") is not None:

@@ -68,10 +68,15 @@ class IngestRun:
 
 
 def ingest_sdk(
-    client: Zep, samples: Sequence[Sample], *, log: Log = print, timeout_s: float = 7200
+    client: Zep,
+    samples: Sequence[Sample],
+    *,
+    log: Log = print,
+    timeout_s: float = 7200,
+    user_prefix: str = "locomo",
 ) -> IngestRun:
-    """Every sample as a user with one thread per session, through the SDK; waits until
-    the worker has finished every task."""
+    """Every sample as a user (id ``<user_prefix>-<sample id>``) with one thread per
+    session, through the SDK; waits until the worker has finished every task."""
     from zep_cloud import AddMessage
 
     started = time.perf_counter()
@@ -79,7 +84,9 @@ def ingest_sdk(
     task_uuids: list[str] = []
     messages = sessions = 0
     for sample in samples:
-        user = client.user.create(first_name=sample.speaker_a, user_id=f"locomo-{sample.sample_id}")
+        user = client.user.create(
+            first_name=sample.speaker_a, user_id=f"{user_prefix}-{sample.sample_id}"
+        )
         assert user.uuid_ and user.graph_uuid
         episodes: dict[str, str] = {}
         for session in sample.sessions:
@@ -93,7 +100,10 @@ def ingest_sdk(
                     thread.uuid_,
                     messages=[
                         AddMessage(
-                            role="user", name=t.speaker, content=t.content, reference_time=when
+                            role=t.role,
+                            name=t.speaker or None,
+                            content=t.content,
+                            reference_time=when,
                         )
                         for t in batch
                     ],
@@ -239,7 +249,10 @@ def ingest_offline(
                     body = MessagesAdd(
                         messages=[
                             MessageCreate(
-                                role="user", name=t.speaker, content=t.content, reference_time=when
+                                role=t.role,  # type: ignore[arg-type]
+                                name=t.speaker or None,
+                                content=t.content,
+                                reference_time=when,
                             )
                             for t in batch
                         ]

@@ -19,7 +19,9 @@ For every question with evidence the question text is the query, and the measure
 - baselines on the same data in the same run: BM25 only and vector only, in-process with
   ``retrieval.engine.search`` on the server's database (the API cannot ask for one leg);
   hybrid RRF, hybrid + cross_encoder (the offline default scorer) and hybrid + MMR
-  (lambda 0.5) through the SDK.
+  (lambda 0.5) through the SDK;
+- the plain baselines over each sample's raw turns (``plain_baselines``: BM25 1.2 / 0.75,
+  the embedder's cosine, their RRF) and the lift of the shipped search over each.
 
 Recalls are averaged over questions (macro), overall and per category. The table is
 printed, the results written to JSON, and a PNG chart drawn when matplotlib is installed.
@@ -28,8 +30,6 @@ printed, the results written to JSON, and a PNG chart drawn when matplotlib is i
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import math
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -43,20 +43,30 @@ from graphrecall.bench.build import is_postgres, reset_schema, with_schema
 from graphrecall.bench.ingest_runs import API_KEY, IngestedSample, ingest_sdk
 from graphrecall.bench.locomo_data import Question, category_name, load
 from graphrecall.bench.locomo_report import draw_chart, table
+from graphrecall.bench.plain_baselines import NAMES as PLAIN_NAMES
+from graphrecall.bench.retrieval_calls import (
+    BASELINES,
+    ContextCalls,
+    context_provenance,
+    engine_rankings,
+    sdk_edge_episodes,
+    sdk_episodes,
+    timed,
+)
+from graphrecall.bench.retrieval_metrics import covered, ndcg_at, recall_at
 from graphrecall.bench.tables import latency, mean, pct, write_json
-from graphrecall.domain import scopes
 from graphrecall.domain.clock import to_iso
 
 if TYPE_CHECKING:
     from zep_cloud import Zep
 
-    from graphrecall.store.base import Store
 
 KS = (5, 10, 25)
 EPISODE_PAGE = 25
 PAGE = 10
 CONTEXT_CHARS = 2500
 WARMUP_QUESTIONS = 3
+PLAIN_DEPTH = 25  # the plain baselines rank as deep as the episode page
 TARGETS = {"recall@5": 0.75, "recall@10": 0.85, "context_coverage": 0.80}
 REFERENCE: dict[str, Any] = {
     "locomo_table3_dragon_recall": {"@5": 0.567, "@10": 0.662, "@25": 0.767, "@50": 0.827},
@@ -66,24 +76,6 @@ REFERENCE: dict[str, Any] = {
         "zep": {"p50": 513, "p95": 778},
     },
 }
-
-
-@dataclass(frozen=True)
-class Baseline:
-    name: str
-    layer: str  # "engine" (in-process) or "sdk"
-    legs: tuple[str, ...] = ("bm25", "vector", "bfs")
-    reranker: str = "rrf"
-    mmr_lambda: float | None = None
-
-
-BASELINES: tuple[Baseline, ...] = (
-    Baseline("bm25", "engine", legs=("bm25",)),
-    Baseline("vector", "engine", legs=("vector",)),
-    Baseline("hybrid_rrf", "sdk"),
-    Baseline("hybrid_cross_encoder", "sdk", reranker="cross_encoder"),
-    Baseline("hybrid_mmr", "sdk", reranker="mmr", mmr_lambda=0.5),
-)
 
 
 @dataclass
@@ -96,25 +88,6 @@ class Item:
 
 
 # -- metrics -------------------------------------------------------------------------------
-
-
-def recall_at(ranked: Sequence[str], relevant: Sequence[str], k: int) -> float:
-    wanted = set(relevant)
-    return len(wanted.intersection(ranked[:k])) / len(wanted) if wanted else 0.0
-
-
-def ndcg_at(ranked: Sequence[str], relevant: Sequence[str], k: int) -> float:
-    wanted = set(relevant)
-    if not wanted:
-        return 0.0
-    dcg = sum(1 / math.log2(i + 2) for i, u in enumerate(ranked[:k]) if u in wanted)
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(wanted), k)))
-    return dcg / ideal
-
-
-def covered(found: set[str], relevant: Sequence[str]) -> float:
-    wanted = set(relevant)
-    return len(wanted & found) / len(wanted) if wanted else 0.0
 
 
 def ranking_metrics(rows: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
@@ -284,107 +257,14 @@ def _items(
 # -- through the SDK -------------------------------------------------------------------------
 
 
-def _timed(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[float, Any]:
-    """(milliseconds, value) of one call."""
-    started = time.perf_counter()
-    value = fn(*args, **kwargs)
-    return (time.perf_counter() - started) * 1000, value
-
-
-class _Context:
-    """get_context calls; the endpoint may not be built yet (501) or may fail."""
-
-    def __init__(self, client: Zep) -> None:
-        self.client = client
-        self.unavailable: str | None = None
-        self.errors = 0
-        self.calls_ok = 0
-        self.first_error: str | None = None
-
-    def ask(self, graph_uuid: str, query: str) -> tuple[float, Any] | None:
-        if self.unavailable:
-            return None
-        from zep_cloud.core.api_error import ApiError
-
-        try:
-            return _timed(
-                self.client.graph.get_context,
-                graph_uuid,
-                query=query,
-                max_characters=CONTEXT_CHARS,
-                include_results=True,
-            )
-        except ApiError as exc:
-            reason = f"HTTP {exc.status_code}: {_message(exc.body)}"
-            if exc.status_code in (404, 405, 501):
-                self.unavailable = reason
-                return None
-            self._failed(reason)
-        except Exception as exc:  # a parse error, a dropped connection: count, go on
-            self._failed(f"{type(exc).__name__}: {exc}")
-        return None
-
-    def _failed(self, reason: str) -> None:
-        self.errors += 1
-        self.first_error = self.first_error or reason[:500]
-        if self.errors >= 20 and self.errors > 0.5 * max(self.calls_ok, 1):
-            self.unavailable = f"too many errors; first: {self.first_error}"
-
-
-def _message(body: Any) -> str:
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])
-        if body.get("message"):
-            return str(body["message"])
-    return str(body)[:300]
-
-
-def _context_provenance(response: Any) -> tuple[set[str], set[str], dict[str, Any]] | None:
-    """(episodes cited by facts/observations/episodes, plus nodes' episodes, extras)."""
-    results = getattr(response, "results", None)
-    if results is None:
-        return None
-    facts: set[str] = set()
-    for edge in results.edges or ():
-        facts.update(edge.episode_uuids or ())
-    for obs in results.observations or ():
-        facts.update(obs.episode_uuids or ())
-    for ep in results.episodes or ():
-        if ep.uuid_:
-            facts.add(ep.uuid_)
-    with_nodes = set(facts)
-    for node in results.nodes or ():
-        with_nodes.update(node.episode_uuids or ())
-    extra = {
-        "chars": len(response.context or ""),
-        "truncated": bool(response.truncated),
-        "edges": len(results.edges or ()),
-        "nodes": len(results.nodes or ()),
-        "observations": len(results.observations or ()),
-        "thread_summaries": len(results.thread_summaries or ()),
-    }
-    return facts, with_nodes, extra
-
-
 def _ask_sdk(client: Zep, items: Sequence[Item]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Every question through the SDK; the per-question rows and the context state."""
-    graph = client.graph
-    context = _Context(client)
+    context = ContextCalls(client, CONTEXT_CHARS)
     sdk_baselines = [b for b in BASELINES if b.layer == "sdk"]
-
-    def episodes(g: str, q: str, page: int, b: Baseline | None = None) -> list[str]:
-        kwargs: dict[str, Any] = {"query": q, "page_size": page}
-        if b is not None:
-            kwargs["reranker"] = b.reranker
-            if b.mmr_lambda is not None:
-                kwargs["mmr_lambda"] = b.mmr_lambda
-        return [str(e.uuid_) for e in graph.search_episodes(g, **kwargs).items or ()]
+    episodes = partial(sdk_episodes, client)
 
     def edges(g: str, q: str) -> list[list[str]]:
-        found = graph.search_edges(g, query=q, page_size=PAGE).items or ()
-        return [list(e.episode_uuids or ()) for e in found]
+        return sdk_edge_episodes(client, g, q, PAGE)
 
     # Warm-up: the server's first calls load the models and vector matrices.
     for item in items[:WARMUP_QUESTIONS]:
@@ -409,14 +289,14 @@ def _ask_sdk(client: Zep, items: Sequence[Item]) -> tuple[list[dict[str, Any]], 
             "relevant": item.relevant,
             "ms": {},
         }
-        row["ms"]["search_episodes"], row["episodes"] = _timed(episodes, g, q, EPISODE_PAGE)
-        row["ms"]["search_edges"], edge_eps = _timed(edges, g, q)
+        row["ms"]["search_episodes"], row["episodes"] = timed(episodes, g, q, EPISODE_PAGE)
+        row["ms"]["search_edges"], edge_eps = timed(edges, g, q)
         row["edge_episodes"] = sorted({u for eps in edge_eps for u in eps})
         asked = context.ask(g, q)
         if asked is not None:
             context.calls_ok += 1
             row["ms"]["get_context"], response = asked
-            provenance = _context_provenance(response)
+            provenance = context_provenance(response)
             if provenance is not None:
                 facts, with_nodes, extra = provenance
                 row["context"] = {
@@ -425,7 +305,7 @@ def _ask_sdk(client: Zep, items: Sequence[Item]) -> tuple[list[dict[str, Any]], 
                     **extra,
                 }
         for b in sdk_baselines:
-            row["ms"][b.name], row[b.name] = _timed(episodes, g, q, PAGE, b)
+            row["ms"][b.name], row[b.name] = timed(episodes, g, q, PAGE, b)
         rows.append(row)
         if time.perf_counter() >= next_note or n == len(items):
             so_far = ranking_metrics(rows, "episodes")
@@ -449,33 +329,38 @@ def _ask_sdk(client: Zep, items: Sequence[Item]) -> tuple[list[dict[str, Any]], 
 def _baselines_in_process(
     db: Path | str, items: Sequence[Item], rows: list[dict[str, Any]]
 ) -> None:
-    """BM25-only and vector-only rankings with the engine on the server's database (read
-    while the server runs: SQLite WAL lets readers in), with the options the episode
-    search service would use, minus the other legs. PostgreSQL readers never wait either."""
+    """The engine's single-leg rankings, and the plain baselines over each sample's turns."""
+    queries = [(i.sample.graph_uuid, i.question.question) for i in items]
+    for name, ranked in engine_rankings(db, queries, PAGE, WARMUP_QUESTIONS).items():
+        for row, (took, uuids) in zip(rows, ranked, strict=True):
+            row["ms"][name], row[name] = took, uuids
+    _plain_baselines(items, rows)
+
+
+def _plain_baselines(items: Sequence[Item], rows: list[dict[str, Any]]) -> None:
+    """BM25, cosine and their RRF over each sample's raw turns ("speaker: text"), ids the
+    turns' episode uuids, so the rankings compare with the episode search's directly."""
     from graphrecall import runtime
-    from graphrecall.retrieval import engine
-    from graphrecall.services.search import SearchParams, options
-    from graphrecall.store import open_store
+    from graphrecall.bench.plain_baselines import PlainIndex, document
 
-    store: Store = open_store(db)
     embedder = runtime.minilm()
-    spec = scopes.SCOPES["episodes"]
-    try:
-        for b in (b for b in BASELINES if b.layer == "engine"):
-
-            def rank(item: Item, b: Baseline = b) -> list[str]:
-                base = options(SearchParams(query=item.question.question), "episodes")
-                opts = dataclasses.replace(base, legs=b.legs, reranker=b.reranker)
-                found = engine.search(store, embedder, None, spec, item.sample.graph_uuid, opts)
-                return [h.uuid for h in found.hits[:PAGE]]
-
-            for item in items[:WARMUP_QUESTIONS]:
-                rank(item)
-            for item, row in zip(items, rows, strict=True):
-                row["ms"][b.name], row[b.name] = _timed(rank, item)
-            print(f"  in-process baseline {b.name}: done", flush=True)
-    finally:
-        store.close()
+    indexes: dict[str, PlainIndex] = {}
+    started = time.perf_counter()
+    for item, row in zip(items, rows, strict=True):
+        s = item.sample
+        index = indexes.get(s.graph_uuid)
+        if index is None:
+            turns = [t for t in s.sample.turns if t.dia_id in s.episodes]
+            index = PlainIndex(
+                [s.episodes[t.dia_id] for t in turns],
+                [document(t.speaker, t.content) for t in turns],
+                embedder,
+            )
+            indexes[s.graph_uuid] = index
+        took, ranked = timed(index.rankings, item.question.question, PLAIN_DEPTH)
+        row["ms"]["plain"] = took
+        row.update(ranked)
+    print(f"  plain baselines: done ({time.perf_counter() - started:.0f} s)", flush=True)
 
 
 # -- summary -------------------------------------------------------------------------------------
@@ -547,6 +432,7 @@ def _summarise(rows: list[dict[str, Any]], context: dict[str, Any]) -> dict[str,
         }
         baselines[b.name] = m
     out["baselines"] = baselines
+    out["plain_baselines"] = plain_summary(rows, episodes)
 
     per_sample = []
     for sample_id in dict.fromkeys(r["sample_id"] for r in rows):
@@ -564,6 +450,29 @@ def _summarise(rows: list[dict[str, Any]], context: dict[str, Any]) -> dict[str,
     out["per_question"] = [_question_row(r) for r in rows]
     out["target_verdicts"] = _verdicts(out)
     return out
+
+
+def plain_summary(rows: Sequence[dict[str, Any]], episodes: dict[str, Any]) -> dict[str, Any]:
+    """The plain baselines' metrics, and the lift of the shipped episode search over each
+    (points of the same metric, shipped minus plain)."""
+    plain: dict[str, Any] = {"depth": PLAIN_DEPTH, "ms_all_three": lat_of(rows, "plain")}
+    for name in PLAIN_NAMES:
+        m = ranking_metrics(rows, name)
+        m["by_category"] = {
+            cat: {"recall@10": v["recall@10"]}
+            for cat, v in by_category(rows, partial(ranking_metrics, key=name)).items()
+        }
+        m["lift_of_search_episodes"] = {
+            k: round(episodes[k] - m[k], 4)
+            for k in ("recall@5", "recall@10", "recall@25", "ndcg@10")
+            if episodes.get(k) is not None and m.get(k) is not None
+        }
+        plain[name] = m
+    return plain
+
+
+def lat_of(rows: Sequence[dict[str, Any]], name: str) -> dict[str, Any]:
+    return {k: v for k, v in latency([r["ms"][name] for r in rows if name in r["ms"]]).items()}
 
 
 def _question_row(r: dict[str, Any]) -> dict[str, Any]:

@@ -36,8 +36,9 @@ _DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on 
 @dataclass(frozen=True)
 class Turn:
     dia_id: str
-    speaker: str
+    speaker: str  # the message's name ("" for none)
     content: str  # the text, plus " [image: caption]" when the turn shared an image
+    role: str = "user"  # the message's role (LoCoMo: always "user", two named people)
 
 
 @dataclass(frozen=True)

@@ -71,10 +71,22 @@ def table(result: dict[str, Any]) -> str:
             ]
         )
     ref = reference["locomo_table3_dragon_recall"]
+    plain = result.get("plain_baselines") or {}
+    for name in ("plain_bm25", "plain_cosine", "plain_rrf"):
+        if name in plain:
+            b = plain[name]
+            body.append(
+                [name, pct(b["recall@5"]), pct(b["recall@10"]), pct(b["ndcg@10"]), "-", "-",
+                 "plain turns"]
+            )  # fmt: skip
     body.append(
         ["LoCoMo paper, DRAGON", pct(ref["@5"]), pct(ref["@10"]), "-", "-", "-", "published"]
     )
     lines.append(text_table(header, body))
+
+    if plain:
+        lines.append("")
+        lines.append(lift_table(episodes, plain, ("recall@5", "recall@10", "recall@25", "ndcg@10")))
 
     lines.append("")
     header = ["latency through the SDK", "p50 ms", "p95 ms", "mean ms"]
@@ -107,6 +119,20 @@ def table(result: dict[str, Any]) -> str:
                 f"target {name} >= {pct(v['target'])} %: {pct(v['measured'])} % -> {status}"
             )
     return "\n".join(lines)
+
+
+def lift_table(episodes: dict[str, Any], plain: dict[str, Any], keys: tuple[str, ...]) -> str:
+    """Points the shipped episode search gains over each plain baseline."""
+    header = ["lift of search_episodes over (points)", *keys]
+    body = []
+    for name in ("plain_bm25", "plain_cosine", "plain_rrf"):
+        lift = plain.get(name, {}).get("lift_of_search_episodes", {})
+        body.append([name, *(lift_points(lift.get(k)) for k in keys)])
+    return text_table(header, body)
+
+
+def lift_points(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:+.1f}"
 
 
 def draw_chart(result: dict[str, Any], path: Path) -> bool:

@@ -35,9 +35,11 @@ class ServerProcess:
         *,
         startup_timeout: float = 120,
         worker: bool = True,
+        extra_env: dict[str, str] | None = None,
     ) -> None:
         self.db = db
         self.worker = worker  # False: ``serve --no-worker`` (workers run as processes)
+        self.extra_env = dict(extra_env or {})
         self.log_path = log_path
         self.api_key = api_key
         self.port = free_port()
@@ -54,6 +56,7 @@ class ServerProcess:
             **os.environ,
             "GRAPHRECALL_API_KEY": self.api_key,
             "GRAPHRECALL_LOG_LEVEL": "warning",
+            **self.extra_env,
         }
         cmd = [sys.executable, "-m", "graphrecall", "serve", "--db", str(self.db)]
         if not self.worker:
