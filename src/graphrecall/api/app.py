@@ -15,6 +15,7 @@ from graphrecall import __version__
 from graphrecall.api import docs, errors, memory_engine, openapi, ui
 from graphrecall.api.middleware import RequestContext
 from graphrecall.api.zep_v4 import (
+    batches,
     context,
     derived,
     edges,
@@ -48,6 +49,7 @@ ZEP_ROUTERS = (
     tasks.router,
     derived.router,
     ontology.router,
+    batches.router,
 )
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from graphrecall.domain.models import (
     ApiKey,
+    Batch,
+    BatchItem,
     ContextTemplate,
     Edge,
     Episode,
@@ -65,6 +67,8 @@ TABLES: dict[type[Record], str] = {
     MemoryEvent: "memory_events",
     Ontology: "ontologies",
     ContextTemplate: "context_templates",
+    Batch: "batches",
+    BatchItem: "batch_items",
 }
 
 

@@ -14,6 +14,10 @@ the graph's next pending episode tasks (up to 16 tasks, 256 episodes). So the ta
 graph are done one run at a time, in the order they were added, and different graphs are
 done in parallel. A run shares its slow steps (extraction, embedding) across its tasks;
 see ``pipeline.process_run``.
+
+Live work comes first: a thread takes background tasks (a batch's, ``ingest/batches.py``)
+only when no live task can be taken, in short runs, and at most ``threads - 1`` threads
+(at least one) do background runs at once, so a thread stays free for live work.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from graphrecall.domain import clock
-from graphrecall.domain.models import Edge, Node, Record, Task
+from graphrecall.domain.models import LIVE, Edge, Node, Record, Task
+from graphrecall.ingest import batches
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records
 from graphrecall.ingest.memories import process_memories
@@ -58,12 +63,16 @@ HANDLERS: dict[str, Handler] = {
     "graph.add_nodes": process_graph_items,
     "graph.add_edges": process_graph_items,
     "memory.embed": process_memories,
+    batches.ENQUEUE_TASK: batches.enqueue_items,
 }
 
 
 EPISODE_TASKS = frozenset({"graph.add", "thread.add_messages"})
 RUN_TASKS = 16
 RUN_EPISODES = 256
+# A background run (a batch's tasks, 32 items each) is kept short: a live task that comes
+# while every other thread is busy waits for at most one such run.
+BACKGROUND_RUN_TASKS = 2
 LEASE_SECONDS = 60.0
 # This process's name on the leases it holds (threads of one process share it).
 PROCESS_OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -76,18 +85,32 @@ def claim_run(
     max_episodes: int = RUN_EPISODES,
     owner: str = PROCESS_OWNER,
     lease_seconds: float = LEASE_SECONDS,
+    background: bool = True,
 ) -> list[Task]:
     """Atomically take the oldest pending task whose graph has no task in progress, and
     the same graph's next pending episode tasks after it (in order, up to the limits);
-    all are marked ``processing`` under ``owner``'s lease. Empty when nothing can be
-    taken now."""
+    all are marked ``processing`` under ``owner``'s lease. Live tasks come before
+    background ones (batches), which are taken only with ``background``. Empty when
+    nothing can be taken now."""
     return store.claim_run(
         owner,
         lease_seconds=lease_seconds,
         batchable=EPISODE_TASKS,
         max_tasks=max_tasks,
         max_episodes=max_episodes,
+        background=background,
     )
+
+
+def settle_batches(store: Store, tasks: Sequence[Task]) -> None:
+    """After tasks of a batch ended: the batch's status (and its tracking task) follow."""
+    for project_uuid, batch_uuid in sorted(
+        {(t.project_uuid, t.payload["batch_uuid"]) for t in tasks if t.payload.get("batch_uuid")}
+    ):
+        try:
+            batches.settle(store, project_uuid, batch_uuid)
+        except Exception:  # it is settled again when read
+            log.exception("could not settle batch %s", batch_uuid)
 
 
 def run_tasks(ctx: IngestContext, tasks: Sequence[Task], owner: str = PROCESS_OWNER) -> list[Task]:
@@ -181,6 +204,11 @@ class Worker:
         self._maintenance = threading.Lock()
         self._held: set[str] = set()  # uuids of the tasks this process is doing
         self._held_lock = threading.Lock()
+        # Background runs (batches) in progress in this process: at most ``threads - 1``
+        # (and at least one), so a live task never waits for more than a free thread.
+        self._background = 0
+        self.background_slots = max(1, self.threads - 1)
+        self._slots = threading.Lock()
         self.done = 0  # tasks this worker finished (for the CLI and tests)
 
     def start(self) -> None:
@@ -216,7 +244,19 @@ class Worker:
         return count
 
     def _claim(self) -> list[Task]:
-        run = claim_run(self.store, owner=self.owner, lease_seconds=self.lease_seconds)
+        with self._slots:
+            run = claim_run(
+                self.store, owner=self.owner, lease_seconds=self.lease_seconds, background=False
+            )
+            if not run and self._background < self.background_slots:
+                run = claim_run(
+                    self.store,
+                    owner=self.owner,
+                    lease_seconds=self.lease_seconds,
+                    max_tasks=BACKGROUND_RUN_TASKS,
+                )
+            if run and run[0].priority != LIVE:
+                self._background += 1
         if run:
             log.debug("claimed %s", " ".join(t.uuid for t in run))
         with self._held_lock:
@@ -226,7 +266,11 @@ class Worker:
     def _run(self, run: list[Task]) -> None:
         try:
             run_tasks(self.ctx, run, self.owner)
+            settle_batches(self.store, run)
         finally:
+            if run[0].priority != LIVE:
+                with self._slots:
+                    self._background -= 1
             with self._held_lock:
                 self._held.difference_update(t.uuid for t in run)
                 self.done += len(run)

@@ -295,6 +295,32 @@ MIGRATIONS: list[str] = [
     END
     $fn$;
     """,
+    # 5-7: taken by work on other branches (renumbered when they merge).
+    "SELECT 1",
+    "SELECT 1",
+    "SELECT 1",
+    # 8: batches and task priorities, as SQLite's migration 21.
+    """
+    ALTER TABLE tasks ADD COLUMN priority integer NOT NULL DEFAULT 0;
+    DROP INDEX IF EXISTS tasks_pending;
+    CREATE INDEX tasks_pending ON tasks(priority, created_at, uuid) WHERE status = 'pending';
+    CREATE TABLE batches (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, status ctext NOT NULL,
+        metadata jsonb, ignore_roles jsonb, strict_ontology boolean NOT NULL,
+        item_count bigint NOT NULL, task_uuid ctext, created_at ctext NOT NULL,
+        updated_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX batches_uuid ON batches(uuid);
+    CREATE TABLE batch_items (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, batch_uuid ctext NOT NULL,
+        sequence_index bigint NOT NULL, type ctext NOT NULL, graph_uuid ctext NOT NULL,
+        user_uuid ctext, thread_uuid ctext, episode_uuid ctext NOT NULL, task_uuid ctext,
+        data jsonb NOT NULL, created_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX batch_items_uuid ON batch_items(uuid);
+    CREATE UNIQUE INDEX batch_items_sequence ON batch_items(batch_uuid, sequence_index);
+    CREATE INDEX batch_items_task ON batch_items(batch_uuid, task_uuid);
+    """,
 ]
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from psycopg.types.json import Jsonb
 
 from graphrecall.domain import clock
-from graphrecall.domain.models import Task
+from graphrecall.domain.models import BACKGROUND, LIVE, Task
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
 
@@ -21,7 +21,7 @@ def requeue_expired(db: Database, now: float) -> int:
     """Tasks whose lease ran out go back to ``pending``; returns how many."""
     return db.execute(
         "UPDATE tasks SET status = 'pending', lease_owner = NULL, lease_expires = NULL,"
-        " updated_at = %s WHERE status = 'processing'"
+        " updated_at = %s WHERE status = 'processing' AND priority >= 0"
         " AND (lease_expires IS NULL OR lease_expires < %s)",
         [clock.now(), now],
     )
@@ -36,18 +36,22 @@ def claim_run(
     batchable: frozenset[str],
     max_tasks: int,
     max_episodes: int,
+    background: bool = True,
 ) -> list[Task]:
     requeue_expired(db, now)
     busy = {
         r["graph_uuid"]
-        for r in db.query("SELECT DISTINCT graph_uuid FROM tasks WHERE status = 'processing'")
+        for r in db.query(
+            "SELECT DISTINCT graph_uuid FROM tasks WHERE status = 'processing' AND priority >= 0"
+        )
     }
     pending = [
         rowmap.from_row(Task, r)
         for r in db.query(
-            "SELECT * FROM tasks WHERE status = 'pending' ORDER BY created_at, uuid"
+            "SELECT * FROM tasks WHERE status = 'pending' AND priority BETWEEN 0 AND %s"
+            " ORDER BY priority, created_at, uuid"
             " LIMIT %s FOR UPDATE SKIP LOCKED",
-            [SCAN],
+            [BACKGROUND if background else LIVE, SCAN],
         )
     ]
     first = next((i for i, t in enumerate(pending) if t.graph_uuid not in busy), None)
@@ -63,6 +67,7 @@ def claim_run(
             size = len(task.payload.get("episodes", []))
             if (
                 task.type not in batchable
+                or task.priority != head.priority
                 or len(run) >= max_tasks
                 or episodes + size > max_episodes
             ):

@@ -245,6 +245,7 @@ class PostgresStore(Store):
         batchable: frozenset[str],
         max_tasks: int,
         max_episodes: int,
+        background: bool = True,
     ) -> list[Task]:
         with self.db.transaction():
             return task_queue.claim_run(
@@ -255,6 +256,7 @@ class PostgresStore(Store):
                 batchable=batchable,
                 max_tasks=max_tasks,
                 max_episodes=max_episodes,
+                background=background,
             )
 
     def renew_leases(self, owner: str, uuids: Sequence[str], lease_seconds: float) -> list[str]:

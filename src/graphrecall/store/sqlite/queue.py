@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 
 from graphrecall.domain import clock
-from graphrecall.domain.models import Task
+from graphrecall.domain.models import BACKGROUND, LIVE, Task
 
 SCAN = 1000  # pending tasks looked at per claim
 
@@ -31,7 +31,7 @@ def requeue_expired(conn: sqlite3.Connection, now: float) -> int:
     ``processing`` by a version without leases (no expiry) counts as expired."""
     cur = conn.execute(
         "UPDATE tasks SET status = 'pending', lease_owner = NULL, lease_expires = NULL,"
-        " updated_at = ? WHERE status = 'processing'"
+        " updated_at = ? WHERE status = 'processing' AND priority >= 0"
         " AND (lease_expires IS NULL OR lease_expires < ?)",
         [clock.now(), now],
     )
@@ -48,6 +48,7 @@ def claim_run(
     batchable: frozenset[str],
     max_tasks: int,
     max_episodes: int,
+    background: bool = True,
 ) -> list[Task]:
     """Take the oldest pending task whose graph has no task in progress, and the same
     graph's next pending tasks of a ``batchable`` type after it (in order, up to
@@ -56,13 +57,16 @@ def claim_run(
     requeue_expired(conn, now)
     busy = {
         row[0]
-        for row in conn.execute("SELECT DISTINCT graph_uuid FROM tasks WHERE status = 'processing'")
+        for row in conn.execute(
+            "SELECT DISTINCT graph_uuid FROM tasks WHERE status = 'processing' AND priority >= 0"
+        )
     }
     pending = [
         to_task(row)
         for row in conn.execute(
-            "SELECT * FROM tasks WHERE status = 'pending' ORDER BY created_at, uuid LIMIT ?",
-            [SCAN],
+            "SELECT * FROM tasks WHERE status = 'pending' AND priority BETWEEN 0 AND ?"
+            " ORDER BY priority, created_at, uuid LIMIT ?",
+            [BACKGROUND if background else LIVE, SCAN],
         )
     ]
     first = next((i for i, t in enumerate(pending) if t.graph_uuid not in busy), None)
@@ -78,6 +82,7 @@ def claim_run(
             size = len(task.payload.get("episodes", []))
             if (
                 task.type not in batchable
+                or task.priority != head.priority
                 or len(run) >= max_tasks
                 or episodes + size > max_episodes
             ):

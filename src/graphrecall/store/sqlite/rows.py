@@ -16,7 +16,8 @@ from graphrecall.store.sqlite.predicates import Compiler
 
 JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
 JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
-BOOL_FIELDS = frozenset({"processed", "disable_default_ontology"})
+JSON_FIELDS |= {"ignore_roles"}  # batches
+BOOL_FIELDS = frozenset({"processed", "disable_default_ontology", "strict_ontology"})
 
 
 def table(kind: type[Record]) -> str:

@@ -232,6 +232,7 @@ class SQLiteStore(Store):
         batchable: frozenset[str],
         max_tasks: int,
         max_episodes: int,
+        background: bool = True,
     ) -> list[Task]:
         with self.db.transaction():
             return task_queue.claim_run(
@@ -243,6 +244,7 @@ class SQLiteStore(Store):
                 batchable=batchable,
                 max_tasks=max_tasks,
                 max_episodes=max_episodes,
+                background=background,
             )
 
     def renew_leases(self, owner: str, uuids: Sequence[str], lease_seconds: float) -> list[str]:
