@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from zep_cloud import BatchItemInput, Zep
@@ -204,3 +206,52 @@ def test_raw_batch_body_errors(server: Server) -> None:
     assert answer.status_code == 400 and answer.json()["error"]["param"] == "items[0].type"
     answer = raw(server, "POST", "/batches", json={"ignore_roles": ["robot"]})
     assert answer.status_code == 400 and answer.json()["error"]["param"] == "ignore_roles[0]"
+
+
+def test_a_batch_resumes_after_its_server_is_killed(
+    make_server: Callable[..., Server], tmp_path: Path
+) -> None:
+    """Items are tasks under leases: a server killed mid-batch leaves them to the next one,
+    which finishes the batch; every message is ingested once, in order."""
+    db = tmp_path / "batch-crash.db"
+    env = {"GRAPHRECALL_TASK_LEASE_SECONDS": "2"}
+    first = make_server(db, env=env)
+    zep = first.client()
+    user = zep.user.create(first_name="Kim")
+    thread = zep.thread.create(user_uuid=user.uuid_)
+    batch = zep.batch.create()
+    texts = [f"Message number {n}: Kim visited city {n}." for n in range(64)]
+    for start in range(0, len(texts), 32):
+        zep.batch.add_items(
+            batch.uuid_,
+            items=[
+                BatchItemInput(
+                    type="thread_message",
+                    thread_uuid=thread.uuid_,
+                    role="user",
+                    name="Kim",
+                    content=text,
+                )
+                for text in texts[start : start + 32]
+            ],
+        )
+    zep.batch.process(batch.uuid_)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        progress = zep.batch.get(batch.uuid_).progress
+        if progress is not None and progress.processing_items:
+            break
+        time.sleep(0.02)
+    assert first.process is not None
+    first.process.kill()  # mid-run, no clean shutdown: its leases are left held
+    first.process.wait(10)
+    first.process = None
+
+    second = make_server(db, env=env)
+    zep = second.client()
+    assert _wait_batch(zep, batch.uuid_, timeout=120) == "succeeded"
+    stored = list(zep.thread.list_messages(thread.uuid_))
+    assert [m.content for m in stored] == texts  # once each, in order
+    assert all(m.processed for m in stored)
+    items = list(zep.batch.list_items(batch.uuid_, page_size=100))
+    assert len(items) == 64 and all(i.status == "succeeded" for i in items)
