@@ -297,6 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench_memory.add_arguments(bench_memory_cmd)
     bench_memory_cmd.set_defaults(func=bench_memory.run)
+    from graphrecall.bench import batch as bench_batch
     from graphrecall.bench import graphiti as bench_graphiti
     from graphrecall.bench import ingest as bench_ingest
     from graphrecall.bench import locomo as bench_locomo
@@ -305,6 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, module, text in (
         ("locomo", bench_locomo, "LoCoMo evidence recall, context coverage and latency"),
         ("ingest", bench_ingest, "LoCoMo ingestion: messages/s, graph yield, sampled facts"),
+        ("batch", bench_batch, "live add_messages latency while a batch runs vs idle"),
         (
             "graphiti",
             bench_graphiti,

@@ -32,7 +32,7 @@ from typing import Any
 
 from graphrecall.domain import clock
 from graphrecall.domain.models import LIVE, Edge, Node, Record, Task
-from graphrecall.ingest import batches
+from graphrecall.ingest import batches, clone
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records
 from graphrecall.ingest.memories import process_memories
@@ -64,6 +64,7 @@ HANDLERS: dict[str, Handler] = {
     "graph.add_edges": process_graph_items,
     "memory.embed": process_memories,
     batches.ENQUEUE_TASK: batches.enqueue_items,
+    clone.CLONE_TASK: clone.clone_graph,
 }
 
 
