@@ -15,9 +15,10 @@ graph are done one run at a time, in the order they were added, and different gr
 done in parallel. A run shares its slow steps (extraction, embedding) across its tasks;
 see ``pipeline.process_run``.
 
-Live work comes first: a thread takes background tasks (a batch's, ``ingest/batches.py``)
-only when no live task can be taken, in short runs, and at most ``threads - 1`` threads
-(at least one) do background runs at once, so a thread stays free for live work.
+Live work comes first: the worker threads take live tasks only; background tasks (a
+batch's, ``ingest/batches.py``) are taken by one more thread of their own, in short runs,
+at a lower CPU priority (nice +10), so a backfill neither holds a live thread nor takes
+the live threads' share of the cores.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from graphrecall.domain import clock
-from graphrecall.domain.models import LIVE, Edge, Node, Record, Task
+from graphrecall.domain.models import Edge, Node, Record, Task
 from graphrecall.ingest import batches, clone
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records
@@ -71,8 +72,8 @@ HANDLERS: dict[str, Handler] = {
 EPISODE_TASKS = frozenset({"graph.add", "thread.add_messages"})
 RUN_TASKS = 16
 RUN_EPISODES = 256
-# A background run (a batch's tasks, 32 items each) is kept short: a live task that comes
-# while every other thread is busy waits for at most one such run.
+# A background run (a batch's tasks, 32 items each) is kept short: it shares the cores with
+# live work, and a live task for the same graph waits for it.
 BACKGROUND_RUN_TASKS = 2
 LEASE_SECONDS = 60.0
 # This process's name on the leases it holds (threads of one process share it).
@@ -86,13 +87,12 @@ def claim_run(
     max_episodes: int = RUN_EPISODES,
     owner: str = PROCESS_OWNER,
     lease_seconds: float = LEASE_SECONDS,
-    background: bool = True,
+    background: bool = False,
 ) -> list[Task]:
     """Atomically take the oldest pending task whose graph has no task in progress, and
     the same graph's next pending episode tasks after it (in order, up to the limits);
-    all are marked ``processing`` under ``owner``'s lease. Live tasks come before
-    background ones (batches), which are taken only with ``background``. Empty when
-    nothing can be taken now."""
+    all are marked ``processing`` under ``owner``'s lease. Live tasks, or with
+    ``background`` background ones (batches). Empty when nothing can be taken now."""
     return store.claim_run(
         owner,
         lease_seconds=lease_seconds,
@@ -176,6 +176,16 @@ def run_task(ctx: IngestContext, task: Task, owner: str = PROCESS_OWNER) -> Task
         return _finish(store, failed, owner)
 
 
+def _lower_priority(step: int = 10) -> None:
+    """Raise the calling thread's nice value (Linux: per thread); elsewhere, or when not
+    allowed, leave it."""
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + step)
+    except (AttributeError, OSError):
+        log.debug("could not lower the background thread's priority")
+
+
 def default_threads() -> int:
     """Two threads, or one on a one-core machine (``GRAPHRECALL_WORKER_THREADS`` overrides)."""
     return min(2, os.cpu_count() or 1)
@@ -205,11 +215,6 @@ class Worker:
         self._maintenance = threading.Lock()
         self._held: set[str] = set()  # uuids of the tasks this process is doing
         self._held_lock = threading.Lock()
-        # Background runs (batches) in progress in this process: at most ``threads - 1``
-        # (and at least one), so a live task never waits for more than a free thread.
-        self._background = 0
-        self.background_slots = max(1, self.threads - 1)
-        self._slots = threading.Lock()
         self.done = 0  # tasks this worker finished (for the CLI and tests)
 
     def start(self) -> None:
@@ -217,9 +222,10 @@ class Worker:
         expired = self.store.requeue_expired()
         if expired:
             log.info("resuming %d task(s) whose worker stopped", expired)
-        targets = [self._loop] * self.threads + [self._renew_loop]
-        for n, target in enumerate(targets):
-            name = f"graphrecall-worker-{n}" if target == self._loop else "graphrecall-lease"
+        targets = [self._loop] * self.threads + [self._background_loop, self._renew_loop]
+        names = [f"graphrecall-worker-{n}" for n in range(self.threads)]
+        names += ["graphrecall-background", "graphrecall-lease"]
+        for name, target in zip(names, targets, strict=True):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
@@ -239,25 +245,19 @@ class Worker:
     def drain(self) -> int:
         """Run every pending task in the calling thread (tests, CLI import)."""
         count = 0
-        while run := self._claim():
+        while run := self._claim() or self._claim(background=True):
             self._run(run)
             count += len(run)
         return count
 
-    def _claim(self) -> list[Task]:
-        with self._slots:
-            run = claim_run(
-                self.store, owner=self.owner, lease_seconds=self.lease_seconds, background=False
-            )
-            if not run and self._background < self.background_slots:
-                run = claim_run(
-                    self.store,
-                    owner=self.owner,
-                    lease_seconds=self.lease_seconds,
-                    max_tasks=BACKGROUND_RUN_TASKS,
-                )
-            if run and run[0].priority != LIVE:
-                self._background += 1
+    def _claim(self, *, background: bool = False) -> list[Task]:
+        run = claim_run(
+            self.store,
+            owner=self.owner,
+            lease_seconds=self.lease_seconds,
+            background=background,
+            max_tasks=BACKGROUND_RUN_TASKS if background else RUN_TASKS,
+        )
         if run:
             log.debug("claimed %s", " ".join(t.uuid for t in run))
         with self._held_lock:
@@ -269,12 +269,29 @@ class Worker:
             run_tasks(self.ctx, run, self.owner)
             settle_batches(self.store, run)
         finally:
-            if run[0].priority != LIVE:
-                with self._slots:
-                    self._background -= 1
             with self._held_lock:
                 self._held.difference_update(t.uuid for t in run)
                 self.done += len(run)
+
+    def _background_loop(self) -> None:
+        """The one thread that does background work (batches), at a lower CPU priority
+        (nice +10 on Linux, where a thread has its own), so the live threads keep their
+        share of the machine while a backfill runs."""
+        _lower_priority()
+        while not self._stop.is_set():
+            with self._wake:
+                seen = self._signals
+            try:
+                run = self._claim(background=True)
+            except Exception:
+                log.exception("could not claim a background task")
+                run = []
+            if run:
+                self._run(run)
+                continue
+            with self._wake:
+                if self._signals == seen and not self._stop.is_set():
+                    self._wake.wait(self.poll_seconds)
 
     def _renew_loop(self) -> None:
         """Renew the leases of the tasks in progress, three times per lease period."""

@@ -247,12 +247,12 @@ def test_maintenance_never_changes_what_a_search_returns(store: Store) -> None:
         assert all(isinstance(v, int) and v >= 0 for v in status.values())
 
 
-def test_live_tasks_are_claimed_before_background_and_tracking_ones_never(
+def test_live_and_background_tasks_are_claimed_apart_and_tracking_ones_never(
     store: Store,
 ) -> None:
-    """Priorities: live (0) before background (1) whatever their age, a run keeps to one
-    priority, and a tracking task (-1) is never claimed, requeued, nor makes its graph
-    busy."""
+    """Priorities: a claim takes live tasks (0), or background ones (1) when asked, each in
+    its own order; a tracking task (-1) is never claimed, requeued, nor makes its graph
+    busy; a graph with a task in progress of either priority is busy for both."""
     graph = new_id()
     stamp = clock.now()
 
@@ -274,13 +274,13 @@ def test_live_tasks_are_claimed_before_background_and_tracking_ones_never(
     live = task(LIVE)
     store.insert([tracker, *batch, live])
     assert store.requeue_expired() == 0  # the tracker stays as its work wrote it
-    # The live task comes first, though the batch's are older; its run stops at them.
+    # The live task is taken, though the batch's are older, and alone.
     assert [t.uuid for t in _claim(store, "a")] == [live.uuid]
+    assert _claim_priority(store, background=True) == []  # the graph is busy
     held = store.find(Task, {"status": "processing"})
     assert {t.uuid for t in held} == {tracker.uuid, live.uuid}
     assert store.finish_task(live.model_copy(update={"status": "succeeded"}), "a")
-    # Only background work is left, and it was not asked for.
-    assert _claim_priority(store, background=False) == []
+    assert _claim(store, "a") == []  # no live work left; background work is not taken
     run = _claim_priority(store, background=True)
     assert [t.uuid for t in run] == [t.uuid for t in batch]
     assert all(t.priority == BACKGROUND for t in run)

@@ -36,7 +36,7 @@ def claim_run(
     batchable: frozenset[str],
     max_tasks: int,
     max_episodes: int,
-    background: bool = True,
+    background: bool = False,
 ) -> list[Task]:
     requeue_expired(db, now)
     busy = {
@@ -48,8 +48,8 @@ def claim_run(
     pending = [
         rowmap.from_row(Task, r)
         for r in db.query(
-            "SELECT * FROM tasks WHERE status = 'pending' AND priority BETWEEN 0 AND %s"
-            " ORDER BY priority, created_at, uuid"
+            "SELECT * FROM tasks WHERE status = 'pending' AND priority = %s"
+            " ORDER BY created_at, uuid"
             " LIMIT %s FOR UPDATE SKIP LOCKED",
             [BACKGROUND if background else LIVE, SCAN],
         )
@@ -67,7 +67,6 @@ def claim_run(
             size = len(task.payload.get("episodes", []))
             if (
                 task.type not in batchable
-                or task.priority != head.priority
                 or len(run) >= max_tasks
                 or episodes + size > max_episodes
             ):

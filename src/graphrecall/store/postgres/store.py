@@ -245,7 +245,7 @@ class PostgresStore(Store):
         batchable: frozenset[str],
         max_tasks: int,
         max_episodes: int,
-        background: bool = True,
+        background: bool = False,
     ) -> list[Task]:
         with self.db.transaction():
             return task_queue.claim_run(

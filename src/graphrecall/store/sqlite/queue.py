@@ -48,7 +48,7 @@ def claim_run(
     batchable: frozenset[str],
     max_tasks: int,
     max_episodes: int,
-    background: bool = True,
+    background: bool = False,
 ) -> list[Task]:
     """Take the oldest pending task whose graph has no task in progress, and the same
     graph's next pending tasks of a ``batchable`` type after it (in order, up to
@@ -64,8 +64,8 @@ def claim_run(
     pending = [
         to_task(row)
         for row in conn.execute(
-            "SELECT * FROM tasks WHERE status = 'pending' AND priority BETWEEN 0 AND ?"
-            " ORDER BY priority, created_at, uuid LIMIT ?",
+            "SELECT * FROM tasks WHERE status = 'pending' AND priority = ?"
+            " ORDER BY created_at, uuid LIMIT ?",
             [BACKGROUND if background else LIVE, SCAN],
         )
     ]
@@ -82,7 +82,6 @@ def claim_run(
             size = len(task.payload.get("episodes", []))
             if (
                 task.type not in batchable
-                or task.priority != head.priority
                 or len(run) >= max_tasks
                 or episodes + size > max_episodes
             ):

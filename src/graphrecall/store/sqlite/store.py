@@ -232,7 +232,7 @@ class SQLiteStore(Store):
         batchable: frozenset[str],
         max_tasks: int,
         max_episodes: int,
-        background: bool = True,
+        background: bool = False,
     ) -> list[Task]:
         with self.db.transaction():
             return task_queue.claim_run(
