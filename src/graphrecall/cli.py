@@ -301,12 +301,18 @@ def build_parser() -> argparse.ArgumentParser:
     from graphrecall.bench import graphiti as bench_graphiti
     from graphrecall.bench import ingest as bench_ingest
     from graphrecall.bench import locomo as bench_locomo
+    from graphrecall.bench import low_quality as bench_low_quality
     from graphrecall.bench import scale as bench_scale
 
     for name, module, text in (
         ("locomo", bench_locomo, "LoCoMo evidence recall, context coverage and latency"),
         ("ingest", bench_ingest, "LoCoMo ingestion: messages/s, graph yield, sampled facts"),
         ("batch", bench_batch, "live add_messages latency while a batch runs vs idle"),
+        (
+            "low-quality",
+            bench_low_quality,
+            "LoCoMo: results kept and recall@10 with filter_low_quality_results",
+        ),
         (
             "graphiti",
             bench_graphiti,
