@@ -24,6 +24,7 @@ from graphrecall.api.zep_v4 import (
     nodes,
     ontology,
     search,
+    summary_instructions,
     tasks,
     threads,
     users,
@@ -50,6 +51,7 @@ ZEP_ROUTERS = (
     derived.router,
     ontology.router,
     batches.router,
+    summary_instructions.router,
 )
 
 

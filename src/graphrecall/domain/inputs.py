@@ -235,3 +235,15 @@ class BatchItemsAdd(Input):
     items: Annotated[
         list[BatchItemInput], Field(min_length=1, max_length=limits.MAX_BATCH_ITEMS_PER_CALL)
     ]
+
+
+class UserInstruction(Input):
+    name: Annotated[str, Field(min_length=1, max_length=100)]
+    text: Annotated[str, Field(min_length=1, max_length=limits.MAX_INSTRUCTION_CHARS)]
+
+
+class SummaryInstructionsSet(Input):
+    inherited: bool | None = None
+    instructions: Annotated[
+        list[UserInstruction] | None, Field(max_length=limits.MAX_SUMMARY_INSTRUCTIONS)
+    ] = None

@@ -318,6 +318,17 @@ class BatchItem(Record):
     created_at: str
 
 
+class SummaryInstructions(Record):
+    """Instructions that steer a user's summary (ingest/derive.py), set for the project
+    (``uuid`` = the project's) or for one user (``uuid`` = the user's, overriding the
+    project's). ``data``: ``{"instructions": [{"name", "text"}]}``."""
+
+    project_uuid: str
+    owner_type: Literal["project", "user"]
+    data: Json
+    updated_at: str
+
+
 class ContextTemplate(Record):
     """A named context-block template of a project (see docs/context.md)."""
 

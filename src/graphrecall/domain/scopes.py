@@ -30,6 +30,7 @@ from graphrecall.domain.models import (
     Project,
     Record,
     Space,
+    SummaryInstructions,
     Task,
     Thread,
     ThreadSummary,
@@ -69,6 +70,7 @@ TABLES: dict[type[Record], str] = {
     ContextTemplate: "context_templates",
     Batch: "batches",
     BatchItem: "batch_items",
+    SummaryInstructions: "summary_instructions",
 }
 
 

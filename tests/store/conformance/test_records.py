@@ -22,6 +22,7 @@ from graphrecall.domain.models import (
     Project,
     Record,
     Space,
+    SummaryInstructions,
     Task,
     Thread,
     ThreadSummary,
@@ -220,6 +221,13 @@ def one_of_each_kind() -> list[Record]:
             task_uuid=new_id(),
             created_at=at(1),
             updated_at=at(2),
+        ),
+        SummaryInstructions(
+            uuid=user,
+            project_uuid=project,
+            owner_type="user",
+            data={"instructions": [{"name": "diet", "text": TEXT}]},
+            updated_at=at(1),
         ),
         BatchItem(
             uuid=new_id(),

@@ -321,6 +321,14 @@ MIGRATIONS: list[str] = [
     CREATE UNIQUE INDEX batch_items_sequence ON batch_items(batch_uuid, sequence_index);
     CREATE INDEX batch_items_task ON batch_items(batch_uuid, task_uuid);
     """,
+    # 9: user summary instructions, as SQLite's migration 22.
+    """
+    CREATE TABLE summary_instructions (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, owner_type ctext NOT NULL,
+        data jsonb NOT NULL, updated_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX summary_instructions_uuid ON summary_instructions(uuid);
+    """,
 ]
 
 

@@ -460,4 +460,11 @@ MIGRATIONS: list[str] = [
     CREATE UNIQUE INDEX batch_items_sequence ON batch_items(batch_uuid, sequence_index);
     CREATE INDEX batch_items_task ON batch_items(batch_uuid, task_uuid);
     """,
+    # 22: instructions that steer user summaries, per project and per user.
+    """
+    CREATE TABLE summary_instructions (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, owner_type TEXT NOT NULL,
+        data TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    """,
 ]
