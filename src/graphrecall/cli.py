@@ -328,6 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench_memory.add_arguments(bench_memory_cmd)
     bench_memory_cmd.set_defaults(func=bench_memory.run)
+    from graphrecall.bench import batch as bench_batch
     from graphrecall.bench import cold as bench_cold
     from graphrecall.bench import extract as bench_extract
     from graphrecall.bench import graphiti as bench_graphiti
@@ -335,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     from graphrecall.bench import isolation as bench_isolation
     from graphrecall.bench import locomo as bench_locomo
     from graphrecall.bench import longmemeval as bench_longmemeval
+    from graphrecall.bench import low_quality as bench_low_quality
     from graphrecall.bench import scale as bench_scale
 
     for name, module, text in (
@@ -346,6 +348,12 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         ("ingest", bench_ingest, "LoCoMo ingestion: messages/s, graph yield, sampled facts"),
         ("extract", bench_extract, "extraction quality: precision, recall, dates, duplicates"),
+        ("batch", bench_batch, "live add_messages latency while a batch runs vs idle"),
+        (
+            "low-quality",
+            bench_low_quality,
+            "LoCoMo: results kept and recall@10 with filter_low_quality_results",
+        ),
         (
             "graphiti",
             bench_graphiti,

@@ -16,6 +16,7 @@ from graphrecall import __version__
 from graphrecall.api import docs, errors, memory_engine, openapi, ui
 from graphrecall.api.middleware import RequestContext
 from graphrecall.api.zep_v4 import (
+    batches,
     context,
     derived,
     edges,
@@ -24,6 +25,7 @@ from graphrecall.api.zep_v4 import (
     nodes,
     ontology,
     search,
+    summary_instructions,
     tasks,
     threads,
     users,
@@ -52,6 +54,8 @@ ZEP_ROUTERS = (
     tasks.router,
     derived.router,
     ontology.router,
+    batches.router,
+    summary_instructions.router,
 )
 
 

@@ -204,3 +204,46 @@ class MessageUpdate(Input):
 
 
 Direction = Literal["in", "out", "both"]
+
+
+class BatchCreate(Input):
+    ignore_roles: list[Role] | None = None
+    metadata: Metadata = None
+    strict_ontology: bool | None = None
+
+
+class BatchItemInput(Input):
+    """One item of ``add_items``. Which fields a kind needs is checked by the service
+    (services/batches.py), which names the item's field in the error."""
+
+    type: Literal["graph_episode", "thread_message"]
+    data: Annotated[str | None, Field(min_length=1, max_length=limits.MAX_EPISODE_CHARS)] = None
+    data_type: Literal["text", "json", "message"] | None = None
+    content: Annotated[str | None, Field(min_length=1, max_length=limits.MAX_MESSAGE_CHARS)] = None
+    role: Role | None = None
+    name: Annotated[str | None, Field(max_length=limits.MAX_NAME_CHARS)] = None
+    graph_uuid: str | None = None
+    user_uuid: str | None = None
+    thread_uuid: str | None = None
+    document_id: Annotated[str | None, Field(max_length=limits.MAX_DOCUMENT_ID_CHARS)] = None
+    source_description: Annotated[str | None, Field(max_length=limits.MAX_NAME_CHARS)] = None
+    reference_time: str | None = None
+    metadata: Metadata = None
+
+
+class BatchItemsAdd(Input):
+    items: Annotated[
+        list[BatchItemInput], Field(min_length=1, max_length=limits.MAX_BATCH_ITEMS_PER_CALL)
+    ]
+
+
+class UserInstruction(Input):
+    name: Annotated[str, Field(min_length=1, max_length=100)]
+    text: Annotated[str, Field(min_length=1, max_length=limits.MAX_INSTRUCTION_CHARS)]
+
+
+class SummaryInstructionsSet(Input):
+    inherited: bool | None = None
+    instructions: Annotated[
+        list[UserInstruction] | None, Field(max_length=limits.MAX_SUMMARY_INSTRUCTIONS)
+    ] = None

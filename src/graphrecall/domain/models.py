@@ -157,10 +157,18 @@ class ThreadSummary(Record):
     last_summarized_episode_valid_at: str | None = None
 
 
+# Task priorities (``Task.priority``): the queue claims live work before background work,
+# and never claims a tracking task (its status is written by the work it tracks).
+LIVE = 0
+BACKGROUND = 1
+TRACKING = -1
+
+
 class Task(Record):
     project_uuid: str
     graph_uuid: str | None = None
     type: str
+    priority: int = LIVE
     status: TaskStatus = "pending"
     stage: str | None = None
     payload: Json = Field(default_factory=dict)
@@ -271,6 +279,54 @@ class MemoryEvent(Record):
     temporal_end: str | None = None
     version: int
     version_hash: str
+
+
+BatchStatus = Literal["draft", "queued", "processing", "succeeded", "partial", "failed"]
+BatchItemType = Literal["graph_episode", "thread_message"]
+
+
+class Batch(Record):
+    """A bulk ingestion job of a project (services/batches.py): items are appended while
+    it is a draft, then processed in the background at a lower priority than live work."""
+
+    project_uuid: str
+    status: BatchStatus = "draft"
+    metadata: Json | None = None
+    ignore_roles: list[Role] | None = None
+    strict_ontology: bool = False
+    item_count: int = 0  # items appended so far: the next item's sequence_index
+    task_uuid: str | None = None  # the tracking task, once processing was asked for
+    created_at: str
+    updated_at: str
+
+
+class BatchItem(Record):
+    """One item of a batch: an episode (or a thread message) to ingest, kept as given
+    (``data``) until the batch is processed, then an episode of ``graph_uuid`` with the
+    uuid ``episode_uuid``, processed by the task ``task_uuid``."""
+
+    project_uuid: str
+    batch_uuid: str
+    sequence_index: int
+    type: BatchItemType
+    graph_uuid: str
+    user_uuid: str | None = None
+    thread_uuid: str | None = None
+    episode_uuid: str
+    task_uuid: str | None = None
+    data: Json
+    created_at: str
+
+
+class SummaryInstructions(Record):
+    """Instructions that steer a user's summary (ingest/derive.py), set for the project
+    (``uuid`` = the project's) or for one user (``uuid`` = the user's, overriding the
+    project's). ``data``: ``{"instructions": [{"name", "text"}]}``."""
+
+    project_uuid: str
+    owner_type: Literal["project", "user"]
+    data: Json
+    updated_at: str
 
 
 class ContextTemplate(Record):

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from graphrecall.domain.models import (
     ApiKey,
+    Batch,
+    BatchItem,
     ContextTemplate,
     Edge,
     Episode,
@@ -28,6 +30,7 @@ from graphrecall.domain.models import (
     Project,
     Record,
     Space,
+    SummaryInstructions,
     Task,
     Thread,
     ThreadSummary,
@@ -65,6 +68,9 @@ TABLES: dict[type[Record], str] = {
     MemoryEvent: "memory_events",
     Ontology: "ontologies",
     ContextTemplate: "context_templates",
+    Batch: "batches",
+    BatchItem: "batch_items",
+    SummaryInstructions: "summary_instructions",
 }
 
 

@@ -8,12 +8,73 @@ import re
 
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
-from graphrecall.domain.models import Edge, Episode, Node, Observation, ThreadSummary
+from graphrecall.domain.models import (
+    Edge,
+    Episode,
+    Node,
+    Observation,
+    SummaryInstructions,
+    ThreadSummary,
+    User,
+)
 from graphrecall.domain.predicates import JsonPath
 from graphrecall.store.base import Store
 
 SUMMARY_FACTS = 6
 SUMMARY_CHARS = 600
+STEERED_FACTS = 200  # a steered summary chooses among the newest this many facts
+STOPWORDS = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "about",
+        "any",
+        "all",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "not",
+        "but",
+        "from",
+        "that",
+        "this",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "how",
+        "why",
+        "their",
+        "them",
+        "they",
+        "its",
+        "his",
+        "her",
+        "our",
+        "your",
+        "you",
+        "include",
+        "includes",
+        "mention",
+        "mentions",
+        "focus",
+        "keep",
+        "note",
+        "always",
+        "never",
+        "only",
+        "user",
+        "users",
+        "summary",
+    ]
+)
 THREAD_POINTS = 12
 THREAD_CHARS = 1500
 
@@ -24,9 +85,36 @@ COMMITMENT = re.compile(r"\b(will|going to|plans? to|planning to|promised?|inten
 DECISION = re.compile(r"\b(decided|decides|chose|chooses|agreed|settled on)\b", re.I)
 
 
+def user_instructions(store: Store, node: Node) -> list[str]:
+    """The texts of the instructions that steer this node's summary: a user's node
+    follows its user's own instructions, else its project's; other nodes have none."""
+    if "User" not in node.labels:
+        return []
+    users = store.find(User, {"graph_uuid": node.graph_uuid, "node_uuid": node.uuid}, limit=1)
+    if not users:
+        return []
+    user = users[0]
+    tenant = {"project_uuid": user.project_uuid}
+    found = store.get(SummaryInstructions, user.uuid, tenant) or store.get(
+        SummaryInstructions, user.project_uuid, tenant
+    )
+    if found is None:
+        return []
+    return [str(i.get("text", "")) for i in found.data.get("instructions", [])]
+
+
+def _words(text: str) -> set[str]:
+    """Content words cut to their first 5 letters (a crude stem: "allergies" and
+    "allergic" meet), for matching facts to instructions."""
+    return {
+        word[:5]
+        for word in re.findall(r"[a-z0-9]+", text.lower())
+        if len(word) >= 3 and word not in STOPWORDS
+    }
+
+
 def node_summary(store: Store, node: Node) -> Node:
-    """The node's summary: its most recent live facts, newest first, within 600 chars;
-    written when it changed."""
+    """The node's summary (:func:`summarised`); written when it changed."""
     updated = summarised(store, node)
     if updated is not node:
         store.update(updated)
@@ -34,8 +122,12 @@ def node_summary(store: Store, node: Node) -> Node:
 
 
 def summarised(store: Store, node: Node) -> Node:
-    """``node`` with :func:`node_summary`'s summary, not written (``node`` itself when
-    the summary is unchanged)."""
+    """``node`` with its summary, not written (``node`` itself when the summary is
+    unchanged): its most recent live facts, newest first, within 600 chars. A user's node
+    with summary instructions (``user_instructions``) puts first the facts that share the
+    most words with the instructions, newest first among equals, so the instructions steer
+    what the summary says (offline: word overlap, no model)."""
+    steer = set().union(*(_words(t) for t in user_instructions(store, node)))
     # One indexed read per end (an OR of the two made the planner scan the graph).
     newest: dict[str, Edge] = {}
     for end in ("source_node_uuid", "target_node_uuid"):
@@ -44,10 +136,12 @@ def summarised(store: Store, node: Node) -> Node:
             {"graph_uuid": node.graph_uuid, end: node.uuid, "expired_at": None},
             order_by="created_at",
             descending=True,
-            limit=SUMMARY_FACTS,
+            limit=STEERED_FACTS if steer else SUMMARY_FACTS,
         )
         newest.update((e.uuid, e) for e in found)
     recent = sorted(newest.values(), key=lambda e: (e.created_at, e.uuid), reverse=True)
+    if steer:  # stable: recency decides among facts that match equally
+        recent.sort(key=lambda e: len(steer & _words(e.fact)), reverse=True)
     sentences: list[str] = []
     said: set[str] = set()
     for edge in recent[:SUMMARY_FACTS]:

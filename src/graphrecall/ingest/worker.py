@@ -14,6 +14,11 @@ the graph's next pending episode tasks (up to 16 tasks, 256 episodes). So the ta
 graph are done one run at a time, in the order they were added, and different graphs are
 done in parallel. A run shares its slow steps (extraction, embedding) across its tasks;
 see ``pipeline.process_run``.
+
+Live work comes first: the worker threads take live tasks only; background tasks (a
+batch's, ``ingest/batches.py``) are taken by one more thread of their own, in short runs,
+at a lower CPU priority (nice +10), so a backfill neither holds a live thread nor takes
+the live threads' share of the cores.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import Any
 
 from graphrecall.domain import clock
 from graphrecall.domain.models import Edge, Node, Record, Task
+from graphrecall.ingest import batches, clone
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records
 from graphrecall.ingest.memories import process_memories
@@ -58,12 +64,17 @@ HANDLERS: dict[str, Handler] = {
     "graph.add_nodes": process_graph_items,
     "graph.add_edges": process_graph_items,
     "memory.embed": process_memories,
+    batches.ENQUEUE_TASK: batches.enqueue_items,
+    clone.CLONE_TASK: clone.clone_graph,
 }
 
 
 EPISODE_TASKS = frozenset({"graph.add", "thread.add_messages"})
 RUN_TASKS = 16
 RUN_EPISODES = 256
+# A background run (a batch's tasks, 32 items each) is kept short: it shares the cores with
+# live work, and a live task for the same graph waits for it.
+BACKGROUND_RUN_TASKS = 2
 LEASE_SECONDS = 60.0
 # This process's name on the leases it holds (threads of one process share it).
 PROCESS_OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -76,18 +87,31 @@ def claim_run(
     max_episodes: int = RUN_EPISODES,
     owner: str = PROCESS_OWNER,
     lease_seconds: float = LEASE_SECONDS,
+    background: bool = False,
 ) -> list[Task]:
     """Atomically take the oldest pending task whose graph has no task in progress, and
     the same graph's next pending episode tasks after it (in order, up to the limits);
-    all are marked ``processing`` under ``owner``'s lease. Empty when nothing can be
-    taken now."""
+    all are marked ``processing`` under ``owner``'s lease. Live tasks, or with
+    ``background`` background ones (batches). Empty when nothing can be taken now."""
     return store.claim_run(
         owner,
         lease_seconds=lease_seconds,
         batchable=EPISODE_TASKS,
         max_tasks=max_tasks,
         max_episodes=max_episodes,
+        background=background,
     )
+
+
+def settle_batches(store: Store, tasks: Sequence[Task]) -> None:
+    """After tasks of a batch ended: the batch's status (and its tracking task) follow."""
+    for project_uuid, batch_uuid in sorted(
+        {(t.project_uuid, t.payload["batch_uuid"]) for t in tasks if t.payload.get("batch_uuid")}
+    ):
+        try:
+            batches.settle(store, project_uuid, batch_uuid)
+        except Exception:  # it is settled again when read
+            log.exception("could not settle batch %s", batch_uuid)
 
 
 def run_tasks(ctx: IngestContext, tasks: Sequence[Task], owner: str = PROCESS_OWNER) -> list[Task]:
@@ -152,6 +176,16 @@ def run_task(ctx: IngestContext, task: Task, owner: str = PROCESS_OWNER) -> Task
         return _finish(store, failed, owner)
 
 
+def _lower_priority(step: int = 10) -> None:
+    """Raise the calling thread's nice value (Linux: per thread); elsewhere, or when not
+    allowed, leave it."""
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + step)
+    except (AttributeError, OSError):
+        log.debug("could not lower the background thread's priority")
+
+
 def default_threads() -> int:
     """Two threads, or one on a one-core machine (``GRAPHRECALL_WORKER_THREADS`` overrides)."""
     return min(2, os.cpu_count() or 1)
@@ -188,9 +222,10 @@ class Worker:
         expired = self.store.requeue_expired()
         if expired:
             log.info("resuming %d task(s) whose worker stopped", expired)
-        targets = [self._loop] * self.threads + [self._renew_loop]
-        for n, target in enumerate(targets):
-            name = f"graphrecall-worker-{n}" if target == self._loop else "graphrecall-lease"
+        targets = [self._loop] * self.threads + [self._background_loop, self._renew_loop]
+        names = [f"graphrecall-worker-{n}" for n in range(self.threads)]
+        names += ["graphrecall-background", "graphrecall-lease"]
+        for name, target in zip(names, targets, strict=True):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
@@ -210,13 +245,19 @@ class Worker:
     def drain(self) -> int:
         """Run every pending task in the calling thread (tests, CLI import)."""
         count = 0
-        while run := self._claim():
+        while run := self._claim() or self._claim(background=True):
             self._run(run)
             count += len(run)
         return count
 
-    def _claim(self) -> list[Task]:
-        run = claim_run(self.store, owner=self.owner, lease_seconds=self.lease_seconds)
+    def _claim(self, *, background: bool = False) -> list[Task]:
+        run = claim_run(
+            self.store,
+            owner=self.owner,
+            lease_seconds=self.lease_seconds,
+            background=background,
+            max_tasks=BACKGROUND_RUN_TASKS if background else RUN_TASKS,
+        )
         if run:
             log.debug("claimed %s", " ".join(t.uuid for t in run))
         with self._held_lock:
@@ -226,10 +267,31 @@ class Worker:
     def _run(self, run: list[Task]) -> None:
         try:
             run_tasks(self.ctx, run, self.owner)
+            settle_batches(self.store, run)
         finally:
             with self._held_lock:
                 self._held.difference_update(t.uuid for t in run)
                 self.done += len(run)
+
+    def _background_loop(self) -> None:
+        """The one thread that does background work (batches), at a lower CPU priority
+        (nice +10 on Linux, where a thread has its own), so the live threads keep their
+        share of the machine while a backfill runs."""
+        _lower_priority()
+        while not self._stop.is_set():
+            with self._wake:
+                seen = self._signals
+            try:
+                run = self._claim(background=True)
+            except Exception:
+                log.exception("could not claim a background task")
+                run = []
+            if run:
+                self._run(run)
+                continue
+            with self._wake:
+                if self._signals == seen and not self._stop.is_set():
+                    self._wake.wait(self.poll_seconds)
 
     def _renew_loop(self) -> None:
         """Renew the leases of the tasks in progress, three times per lease period."""

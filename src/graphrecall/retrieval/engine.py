@@ -21,7 +21,7 @@ from graphrecall.domain.scopes import SearchScope
 from graphrecall.ingest.embedding import text_of
 from graphrecall.ml.cross_encoder import CrossEncoder
 from graphrecall.ml.embedder import Embedder, EmbedderUnavailable
-from graphrecall.retrieval import graph, rerankers
+from graphrecall.retrieval import graph, quality, rerankers
 from graphrecall.retrieval.fusion import rrf
 from graphrecall.retrieval.text import query_terms
 from graphrecall.store.base import Store, Vector
@@ -31,8 +31,6 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 Reranker = str  # rrf | mmr | cross_encoder | node_distance | episode_mentions
-LOW_QUALITY_THRESHOLD = 0.5
-LOW_QUALITY_KEEP = 5
 # RRF leg weights when neither the request nor the scope gives any. The bundled MiniLM
 # vector leg is weaker than BM25 on conversational memory, so it counts half; the facts leg
 # (episodes only) is a weak but independent signal (docs/search.md has the measurements).
@@ -357,9 +355,5 @@ def _cross_encode(
     ranked = rerankers.by_key_then_rank(present, scored, descending=True)
     hits = [Hit(u, scored[u], relevance=scored[u]) for u in ranked]
     if opts.filter_low_quality:
-        hits = [
-            h
-            for i, h in enumerate(hits)
-            if i < LOW_QUALITY_KEEP or (h.relevance or 0.0) >= LOW_QUALITY_THRESHOLD
-        ]
+        hits = hits[: quality.kept([h.relevance or 0.0 for h in hits])]
     return hits

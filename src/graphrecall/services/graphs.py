@@ -27,6 +27,7 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
+from graphrecall.ingest.clone import CLONE_TASK
 from graphrecall.services import tasks
 from graphrecall.services.context import Context
 from graphrecall.services.projects import check_time_zone
@@ -129,6 +130,33 @@ def lookup_graph(
             return resolve(ctx, project, users[0].graph_uuid)
         raise NotFound("user", user_id, param="user_id")
     raise BadRequest("give one of graph_id, thread_id or user_id", param="graph_id")
+
+
+def clone_graph(ctx: Context, project: Project, graph_uuid: str) -> tuple[Graph, Task]:
+    """A new standard graph, returned at once, and the task that copies the source's
+    records into it (ingest/clone.py). A user graph's copy is a standard graph too: a
+    clone makes no user."""
+    source = resolve(ctx, project, graph_uuid)
+    stamp = clock.now()
+    uuid = new_id()
+    graph = Graph(
+        uuid=uuid,
+        project_uuid=project.uuid,
+        type="standard",
+        graph_id=uuid,
+        name=source.name,
+        description=source.description,
+        time_zone=time_zone_of(ctx, project, source) if source.user_uuid else source.time_zone,
+        created_at=stamp,
+        updated_at=stamp,
+    )
+    with ctx.store.transaction():
+        ctx.store.insert([graph])
+        task = tasks.enqueue(
+            ctx, project.uuid, graph.uuid, CLONE_TASK, {"source_graph_uuid": source.uuid}
+        )
+    ctx.wake_worker()
+    return graph, task
 
 
 def purge_graph_data(ctx: Context, graph_uuid: str) -> None:

@@ -236,6 +236,7 @@ class AssembledStore(Store):
         batchable: frozenset[str],
         max_tasks: int,
         max_episodes: int,
+        background: bool = False,
     ) -> list[Task]:
         return self._queue.claim_run(
             owner,
@@ -243,6 +244,7 @@ class AssembledStore(Store):
             batchable=batchable,
             max_tasks=max_tasks,
             max_episodes=max_episodes,
+            background=background,
         )
 
     def renew_leases(self, owner: str, uuids: Sequence[str], lease_seconds: float) -> list[str]:

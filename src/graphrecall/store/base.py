@@ -262,12 +262,17 @@ class TaskQueue(ABC):
         batchable: frozenset[str],
         max_tasks: int,
         max_episodes: int,
+        background: bool = False,
     ) -> list[Task]:
         """Atomically take the oldest pending task whose graph has no task in progress,
         and the same graph's next pending tasks of a ``batchable`` type after it (in
         order, up to ``max_tasks`` tasks and ``max_episodes`` payload episodes); they
         become ``processing``, leased to ``owner`` for ``lease_seconds``. Tasks whose lease
-        expired are first put back to pending. Empty when nothing can be taken now."""
+        expired are first put back to pending. Empty when nothing can be taken now.
+
+        Live tasks (``Task.priority`` 0) are taken, or with ``background`` background ones
+        (1) instead. Tracking tasks (-1) are never claimed, requeued, nor make their graph
+        busy."""
 
     @abstractmethod
     def renew_leases(self, owner: str, uuids: Sequence[str], lease_seconds: float) -> list[str]:

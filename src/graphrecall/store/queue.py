@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 
 from graphrecall.domain import clock
-from graphrecall.domain.models import Task
+from graphrecall.domain.models import BACKGROUND, LIVE, Task
 from graphrecall.store.base import TaskQueue
 
 SCAN = 1000  # pending tasks looked at per claim
@@ -67,16 +67,17 @@ class LeasedQueue(TaskQueue):
     @abstractmethod
     def _requeue(self, now: float) -> int:
         """Put ``processing`` tasks whose lease expired before ``now`` (or that have no
-        expiry: left by a version without leases) back to ``pending``; how many."""
+        expiry: left by a version without leases) back to ``pending``; how many. Tracking
+        tasks (priority below 0) are never requeued."""
 
     @abstractmethod
     def _busy_graphs(self) -> set[str | None]:
-        """Graphs with a task in progress."""
+        """Graphs with a task in progress (tracking tasks, priority below 0, do not count)."""
 
     @abstractmethod
-    def _pending(self, limit: int) -> list[Task]:
-        """The oldest ``limit`` pending tasks (by creation, then uuid), held against other
-        claims until the transaction ends."""
+    def _pending(self, limit: int, priority: int) -> list[Task]:
+        """The oldest ``limit`` pending tasks of ``priority`` (by creation, then uuid),
+        held against other claims until the transaction ends."""
 
     @abstractmethod
     def _mark(self, run: Sequence[Task], owner: str, stamp: str, expires: float) -> None:
@@ -99,13 +100,14 @@ class LeasedQueue(TaskQueue):
         batchable: frozenset[str],
         max_tasks: int,
         max_episodes: int,
+        background: bool = False,
     ) -> list[Task]:
         with self._transaction():
             now = time.time()
             self._requeue(now)
             busy = self._busy_graphs()
             run = select_run(
-                self._pending(SCAN),
+                self._pending(SCAN, BACKGROUND if background else LIVE),
                 busy,
                 batchable=batchable,
                 max_tasks=max_tasks,

@@ -16,6 +16,7 @@ from graphrecall.store.predicates import Dialect
 
 JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
 JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
+JSON_FIELDS |= {"ignore_roles"}  # batches
 
 
 def table(kind: type[Record]) -> str:

@@ -177,7 +177,7 @@ def test_unbuilt_endpoints_answer_at_once_without_sdk_retries(server: Server) ->
         "GET /graphs/{graph_uuid}/instructions is part of the Zep v4 API,"
         " not implemented by graphrecall"
     )
-    answer = raw(server, "PUT", "/users/x/summary-instructions", json={})
+    answer = raw(server, "PUT", "/project/observation-steering", json={})
     assert answer.status_code == 405 and answer.json()["error"]["code"] == "not_implemented"
     assert answer.headers["Allow"] == ""  # graphrecall serves no method on that path
     answer = raw(server, "GET", "/threads/x/summary")

@@ -10,7 +10,16 @@ import pytest
 
 from graphrecall.domain import clock, scopes
 from graphrecall.domain.ids import new_id
-from graphrecall.domain.models import ApiKey, Edge, Node, Project, Task
+from graphrecall.domain.models import (
+    BACKGROUND,
+    LIVE,
+    TRACKING,
+    ApiKey,
+    Edge,
+    Node,
+    Project,
+    Task,
+)
 from graphrecall.retrieval import engine
 from graphrecall.store import Store, open_store
 from tests.store.conformance.records import at, edge, node, unit
@@ -236,3 +245,55 @@ def test_maintenance_never_changes_what_a_search_returns(store: Store) -> None:
         store.maintenance.filter_column_status(),
     ):
         assert all(isinstance(v, int) and v >= 0 for v in status.values())
+
+
+def test_live_and_background_tasks_are_claimed_apart_and_tracking_ones_never(
+    store: Store,
+) -> None:
+    """Priorities: a claim takes live tasks (0), or background ones (1) when asked, each in
+    its own order; a tracking task (-1) is never claimed, requeued, nor makes its graph
+    busy; a graph with a task in progress of either priority is busy for both."""
+    graph = new_id()
+    stamp = clock.now()
+
+    def task(priority: int, status: str = "pending") -> Task:
+        return Task(
+            uuid=new_id(),
+            project_uuid="p",
+            graph_uuid=graph,
+            type="graph.add",
+            priority=priority,
+            status=status,  # type: ignore[arg-type]
+            payload={"episodes": [new_id()]},
+            created_at=clock.now(),
+            updated_at=stamp,
+        )
+
+    tracker = task(TRACKING, "processing")
+    batch = [task(BACKGROUND), task(BACKGROUND)]
+    live = task(LIVE)
+    store.insert([tracker, *batch, live])
+    assert store.requeue_expired() == 0  # the tracker stays as its work wrote it
+    # The live task is taken, though the batch's are older, and alone.
+    assert [t.uuid for t in _claim(store, "a")] == [live.uuid]
+    assert _claim_priority(store, background=True) == []  # the graph is busy
+    held = store.find(Task, {"status": "processing"})
+    assert {t.uuid for t in held} == {tracker.uuid, live.uuid}
+    assert store.finish_task(live.model_copy(update={"status": "succeeded"}), "a")
+    assert _claim(store, "a") == []  # no live work left; background work is not taken
+    run = _claim_priority(store, background=True)
+    assert [t.uuid for t in run] == [t.uuid for t in batch]
+    assert all(t.priority == BACKGROUND for t in run)
+    stored = store.get(Task, tracker.uuid, {"project_uuid": "p"})
+    assert stored is not None and stored.status == "processing" and stored.priority == TRACKING
+
+
+def _claim_priority(store: Store, *, background: bool) -> list[Task]:
+    return store.claim_run(
+        "b",
+        lease_seconds=60.0,
+        batchable=frozenset({"graph.add"}),
+        max_tasks=16,
+        max_episodes=256,
+        background=background,
+    )

@@ -68,6 +68,23 @@ def delete_graph(graph_uuid: str, ctx: Context = CtxDep, project: Project = Proj
     return wire.AsyncResult(task=wire.task(graphs.delete_graph(ctx, project, graph_uuid)))
 
 
+class CloneGraphResult(wire.Wire):
+    graph: wire.GraphWire
+    task: wire.TaskWire
+
+
+@router.post("/graphs/{graph_uuid}/clone", response_model=CloneGraphResult)
+def clone_graph(
+    graph_uuid: str,
+    body: dict[str, Any] | None = BodyParam(None),
+    ctx: Context = CtxDep,
+    project: Project = ProjectDep,
+) -> Any:
+    """The request has no fields (Zep's ``CloneGraphRequest`` is an open object)."""
+    graph, task = graphs.clone_graph(ctx, project, graph_uuid)
+    return CloneGraphResult(graph=wire.graph(graph), task=wire.task(task))
+
+
 @router.post("/graphs/{graph_uuid}/subgraph", response_model=wire.SubgraphResponse)
 def get_subgraph(
     graph_uuid: str, body: SubgraphBody, ctx: Context = CtxDep, project: Project = ProjectDep

@@ -354,6 +354,36 @@ MIGRATIONS: list[str] = [
     # and the dimension), and each owner's vector count per kind, kept by statement
     # triggers, which decides between the exact scan and the index.
     _VECTOR_COUNTS + "".join(hnsw_index(t) for t in VECTOR_TABLES),
+    # 7: batches and task priorities, as SQLite's migration 19.
+    """
+    ALTER TABLE tasks ADD COLUMN priority integer NOT NULL DEFAULT 0;
+    DROP INDEX IF EXISTS tasks_pending;
+    CREATE INDEX tasks_pending ON tasks(priority, created_at, uuid) WHERE status = 'pending';
+    CREATE TABLE batches (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, status ctext NOT NULL,
+        metadata jsonb, ignore_roles jsonb, strict_ontology boolean NOT NULL,
+        item_count bigint NOT NULL, task_uuid ctext, created_at ctext NOT NULL,
+        updated_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX batches_uuid ON batches(uuid);
+    CREATE TABLE batch_items (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, batch_uuid ctext NOT NULL,
+        sequence_index bigint NOT NULL, type ctext NOT NULL, graph_uuid ctext NOT NULL,
+        user_uuid ctext, thread_uuid ctext, episode_uuid ctext NOT NULL, task_uuid ctext,
+        data jsonb NOT NULL, created_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX batch_items_uuid ON batch_items(uuid);
+    CREATE UNIQUE INDEX batch_items_sequence ON batch_items(batch_uuid, sequence_index);
+    CREATE INDEX batch_items_task ON batch_items(batch_uuid, task_uuid);
+    """,
+    # 8: user summary instructions, as SQLite's migration 20.
+    """
+    CREATE TABLE summary_instructions (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, owner_type ctext NOT NULL,
+        data jsonb NOT NULL, updated_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX summary_instructions_uuid ON summary_instructions(uuid);
+    """,
 ]
 
 

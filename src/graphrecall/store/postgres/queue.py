@@ -26,22 +26,22 @@ class PostgresQueue(LeasedQueue):
     def _requeue(self, now: float) -> int:
         return self.db.execute(
             "UPDATE tasks SET status = 'pending', lease_owner = NULL, lease_expires = NULL,"
-            " updated_at = %s WHERE status = 'processing'"
+            " updated_at = %s WHERE status = 'processing' AND priority >= 0"
             " AND (lease_expires IS NULL OR lease_expires < %s)",
             [clock.now(), now],
         )
 
     def _busy_graphs(self) -> set[str | None]:
-        sql = "SELECT DISTINCT graph_uuid FROM tasks WHERE status = 'processing'"
+        sql = "SELECT DISTINCT graph_uuid FROM tasks WHERE status = 'processing' AND priority >= 0"
         return {r["graph_uuid"] for r in self.db.query(sql)}
 
-    def _pending(self, limit: int) -> list[Task]:
+    def _pending(self, limit: int, priority: int) -> list[Task]:
         return [
             rowmap.from_row(Task, r)
             for r in self.db.query(
-                "SELECT * FROM tasks WHERE status = 'pending' ORDER BY created_at, uuid"
-                " LIMIT %s FOR UPDATE SKIP LOCKED",
-                [limit],
+                "SELECT * FROM tasks WHERE status = 'pending' AND priority = %s"
+                " ORDER BY created_at, uuid LIMIT %s FOR UPDATE SKIP LOCKED",
+                [priority, limit],
             )
         ]
 

@@ -29,22 +29,23 @@ class SQLiteQueue(LeasedQueue):
     def _requeue(self, now: float) -> int:
         cur = self.db.conn.execute(
             "UPDATE tasks SET status = 'pending', lease_owner = NULL, lease_expires = NULL,"
-            " updated_at = ? WHERE status = 'processing'"
+            " updated_at = ? WHERE status = 'processing' AND priority >= 0"
             " AND (lease_expires IS NULL OR lease_expires < ?)",
             [clock.now(), now],
         )
         return cur.rowcount
 
     def _busy_graphs(self) -> set[str | None]:
-        sql = "SELECT DISTINCT graph_uuid FROM tasks WHERE status = 'processing'"
+        sql = "SELECT DISTINCT graph_uuid FROM tasks WHERE status = 'processing' AND priority >= 0"
         return {row[0] for row in self.db.conn.execute(sql)}
 
-    def _pending(self, limit: int) -> list[Task]:
+    def _pending(self, limit: int, priority: int) -> list[Task]:
         return [
             rowmap.from_row(Task, row)
             for row in self.db.conn.execute(
-                "SELECT * FROM tasks WHERE status = 'pending' ORDER BY created_at, uuid LIMIT ?",
-                [limit],
+                "SELECT * FROM tasks WHERE status = 'pending' AND priority = ?"
+                " ORDER BY created_at, uuid LIMIT ?",
+                [priority, limit],
             )
         ]
 

@@ -18,7 +18,7 @@ from graphrecall.store.rows import table as table  # re-exported: rowmap.table(k
 from graphrecall.store.sqlite.connection import Database
 from graphrecall.store.sqlite.predicates import DIALECT, Compiler
 
-BOOL_FIELDS = frozenset({"processed", "disable_default_ontology"})
+BOOL_FIELDS = frozenset({"processed", "disable_default_ontology", "strict_ontology"})
 
 
 def to_row(record: Record) -> dict[str, Any]:

@@ -478,4 +478,33 @@ MIGRATIONS: list[str] = [
     DROP INDEX memory_events_memory;
     CREATE INDEX memory_events_memory ON memory_events(space_uuid, memory_uuid, version);
     """,
+    # 19: batches (services/batches.py). Tasks get a priority: the queue claims live
+    # work (0) before background work (1, a batch's items) and never claims a tracking
+    # task (-1, the batch's own task, written by the work it tracks).
+    """
+    ALTER TABLE tasks ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX tasks_pending ON tasks(priority, created_at, uuid) WHERE status = 'pending';
+    CREATE TABLE batches (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, status TEXT NOT NULL,
+        metadata TEXT, ignore_roles TEXT, strict_ontology INTEGER NOT NULL,
+        item_count INTEGER NOT NULL, task_uuid TEXT,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    CREATE INDEX batches_project ON batches(project_uuid, uuid);
+    CREATE TABLE batch_items (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, batch_uuid TEXT NOT NULL,
+        sequence_index INTEGER NOT NULL, type TEXT NOT NULL, graph_uuid TEXT NOT NULL,
+        user_uuid TEXT, thread_uuid TEXT, episode_uuid TEXT NOT NULL, task_uuid TEXT,
+        data TEXT NOT NULL, created_at TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX batch_items_sequence ON batch_items(batch_uuid, sequence_index);
+    CREATE INDEX batch_items_task ON batch_items(batch_uuid, task_uuid);
+    """,
+    # 20: instructions that steer user summaries, per project and per user.
+    """
+    CREATE TABLE summary_instructions (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, owner_type TEXT NOT NULL,
+        data TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    """,
 ]
