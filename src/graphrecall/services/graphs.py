@@ -64,20 +64,28 @@ def time_zone_of(ctx: Context, project: Project, graph: Graph) -> str:
     return "UTC"
 
 
-def create_graph(ctx: Context, project: Project, body: GraphCreate) -> Graph:
+def _standard_graph(
+    project: Project, name: str | None, description: str | None, time_zone: str | None
+) -> Graph:
+    """A new standard graph (its graph_id is its uuid), not stored."""
     stamp = clock.now()
     uuid = new_id()
-    graph = Graph(
+    return Graph(
         uuid=uuid,
         project_uuid=project.uuid,
         type="standard",
         graph_id=uuid,
-        name=body.name,
-        description=body.description,
-        time_zone=check_time_zone(body.time_zone, param="time_zone"),
+        name=name,
+        description=description,
+        time_zone=time_zone,
         created_at=stamp,
         updated_at=stamp,
     )
+
+
+def create_graph(ctx: Context, project: Project, body: GraphCreate) -> Graph:
+    time_zone = check_time_zone(body.time_zone, param="time_zone")
+    graph = _standard_graph(project, body.name, body.description, time_zone)
     ctx.store.insert([graph])
     return graph
 
@@ -137,19 +145,8 @@ def clone_graph(ctx: Context, project: Project, graph_uuid: str) -> tuple[Graph,
     records into it (ingest/clone.py). A user graph's copy is a standard graph too: a
     clone makes no user."""
     source = resolve(ctx, project, graph_uuid)
-    stamp = clock.now()
-    uuid = new_id()
-    graph = Graph(
-        uuid=uuid,
-        project_uuid=project.uuid,
-        type="standard",
-        graph_id=uuid,
-        name=source.name,
-        description=source.description,
-        time_zone=time_zone_of(ctx, project, source) if source.user_uuid else source.time_zone,
-        created_at=stamp,
-        updated_at=stamp,
-    )
+    time_zone = time_zone_of(ctx, project, source) if source.user_uuid else source.time_zone
+    graph = _standard_graph(project, source.name, source.description, time_zone)
     with ctx.store.transaction():
         ctx.store.insert([graph])
         task = tasks.enqueue(
