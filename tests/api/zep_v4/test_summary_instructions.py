@@ -18,6 +18,10 @@ SAID = [
     "I visited my sister in Dublin.",
     "I started learning the cello.",
     "I moved into a flat near the river.",
+    "I bought a blue kayak for the summer.",
+    "I met my friend Tariq at the museum.",
+    "I planted tomatoes in my garden.",
+    "I booked a trip to Lisbon.",
 ]
 
 
