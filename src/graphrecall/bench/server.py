@@ -106,12 +106,7 @@ class ServerProcess:
     def stop(self) -> None:
         if self.process is None:
             return
-        self.process.terminate()
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(5)
+        stop_processes([self.process], grace_s=15)
         self.process = None
         if self._log is not None:
             self._log.close()
@@ -172,18 +167,23 @@ class WorkerProcesses:
         self.stop()
 
     def stop(self) -> None:
-        for process in self.processes:
-            process.terminate()
-        for process in self.processes:
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(5)
+        stop_processes(self.processes, grace_s=30)
         self.processes = []
         for log in self._logs:
             log.close()
         self._logs = []
+
+
+def stop_processes(processes: Sequence[subprocess.Popen[bytes]], *, grace_s: float) -> None:
+    """SIGTERM to all, then each gets ``grace_s`` to exit before it is killed."""
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
 
 
 def added(*statuses: dict[str, int]) -> dict[str, int]:
