@@ -83,10 +83,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from graphrecall import runtime
     from graphrecall.api.app import create_app
     from graphrecall.api.server import share_interpreter, uvicorn_options
+    from graphrecall.store.sqlite import pattern_workers
 
     share_interpreter()
     settings = _settings(args)
     _configure_logging(settings)
+    pattern_workers.configure(settings.regex_workers, start=True)
     sock = _bind(settings)
     try:
         rt = runtime.build(settings)
