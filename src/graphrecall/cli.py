@@ -82,7 +82,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from graphrecall import runtime
     from graphrecall.api.app import create_app
-    from graphrecall.api.server import share_interpreter, uvicorn_options
+    from graphrecall.api.server import freeze_startup_heap, share_interpreter, uvicorn_options
     from graphrecall.store.sqlite import pattern_workers
 
     share_interpreter()
@@ -103,6 +103,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         config = uvicorn.Config(app, log_level="warning", **uvicorn_options(settings))
         server = uvicorn.Server(config)
         worker = "with its ingestion worker" if run_worker else "API only (no worker)"
+        freeze_startup_heap()
         sock.listen(2048)  # true from here: connections wait for the server loop
         print(
             f"graphrecall serving http://{settings.host}:{settings.port}/api/v4"

@@ -91,7 +91,10 @@ class _Worker:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", __name__, str(theirs.fileno()), str(nice)],
                 pass_fds=(theirs.fileno(),),
+                # Nothing of a worker's reaches the parent's stdout (an MCP stdio server's
+                # protocol channel).
                 stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
                 env=env,
             )
         finally:
