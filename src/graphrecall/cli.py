@@ -88,7 +88,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     share_interpreter()
     settings = _settings(args)
     _configure_logging(settings)
-    pattern_workers.configure(settings.regex_workers, start=True)
     sock = _bind(settings)
     try:
         rt = runtime.build(settings)
@@ -97,6 +96,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise
     try:
         _first_key(rt.store, settings)
+        # Once the database opened (a server that cannot start leaves no workers behind).
+        pattern_workers.configure(settings.regex_workers, start=True)
         rt.warm()
         run_worker = not args.no_worker
         app = create_app(runtime=rt, run_worker=run_worker)

@@ -5,6 +5,7 @@ and a dead worker costs a correct answer run in-process, never a 5xx."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -175,3 +176,23 @@ def test_a_search_past_the_budget_is_a_400_naming_the_field(tmp_path: Path) -> N
         pattern_workers.WORKERS_OF_PROCESS.close()
         pattern_workers.WORKERS_OF_PROCESS = saved
         store.close()
+
+
+def test_a_failing_statement_raises_as_in_process_and_keeps_its_worker(
+    store: Store, workers: PatternWorkers, tmp_path: Path
+) -> None:
+    with pytest.raises(sqlite3.OperationalError, match="no such column"):
+        workers.run(
+            tmp_path / "db.sqlite", "SELECT nope FROM memories WHERE gr_regexp('a', 0, 'a')", []
+        )
+    (worker,) = workers._idle
+    rows = workers.run(tmp_path / "db.sqlite", "SELECT gr_regexp('a', 0, 'a') AS hit", [])
+    assert rows == [(1,)] and workers._idle == [worker]
+
+
+def test_a_worker_ends_quietly_when_its_server_goes(workers: PatternWorkers) -> None:
+    workers.start()
+    (worker,) = workers._idle
+    workers._idle.clear()
+    worker.pipe.close()  # as when the server's process ends
+    assert worker.process.wait(30) == 0

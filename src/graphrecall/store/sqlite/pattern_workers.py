@@ -27,6 +27,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -163,8 +164,8 @@ class PatternWorkers:
             self._slots.release()
         if status == "error":
             raise cast(BaseException, payload)
-        names, rows = cast(tuple[list[str], list[tuple[Any, ...]]], payload)
-        index = {name: i for i, name in enumerate(names)}
+        description, rows = cast(tuple[Any, list[tuple[Any, ...]]], payload)
+        index = {d[0]: i for i, d in enumerate(description or ())}
         return [Row(values, index) for values in rows]
 
     def close(self) -> None:
@@ -232,29 +233,30 @@ def _stop() -> None:
 
 
 def serve(pipe: Connection) -> None:
-    """A worker's loop: (path, sql, params) in, ("ok", (names, rows)) or
-    ("error", exception) out, until the pipe closes."""
+    """A worker's loop: (path, sql, params) in, ("ok", (description, rows)) or
+    ("error", exception) out, until the socket closes."""
     from graphrecall.store.sqlite.connection import tune
     from graphrecall.store.sqlite.predicates import register_functions
 
     open_files: dict[str, tuple[tuple[int, int], sqlite3.Connection]] = {}
-    pipe.send("ready")
-    while True:
-        try:
+    try:
+        pipe.send("ready")
+        while True:
             path, sql, params = pipe.recv()
-        except (EOFError, OSError):
-            return
-        try:
-            conn = _connection(open_files, path, tune, register_functions)
-            cursor = conn.execute(sql, params)
-            rows = cursor.fetchall()
-            names = [d[0] for d in cursor.description or ()]
-            pipe.send(("ok", (names, rows)))
-        except Exception as exc:  # every error goes back to the caller
             try:
-                pipe.send(("error", exc))
+                conn = _connection(open_files, path, tune, register_functions)
+                cursor = conn.execute(sql, params)
+                answer: tuple[str, Any] = ("ok", (cursor.description, cursor.fetchall()))
+            except Exception as exc:  # every error goes back to the caller
+                answer = ("error", exc)
+            try:
+                pipe.send(answer)
+            except OSError:
+                raise
             except Exception:  # an exception that does not pickle
-                pipe.send(("error", sqlite3.OperationalError(str(exc))))
+                pipe.send(("error", sqlite3.OperationalError(str(answer[1]))))
+    except (EOFError, OSError):  # the server closed the socket or is gone: done, quietly
+        return
 
 
 def _connection(
@@ -282,5 +284,7 @@ def _connection(
 
 
 if __name__ == "__main__":
+    # The server's Ctrl-C reaches its workers too: they end when its socket closes.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.nice(int(sys.argv[2]))
     serve(Connection(int(sys.argv[1])))
