@@ -82,7 +82,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from graphrecall import runtime
     from graphrecall.api.app import create_app
-    from graphrecall.api.server import share_interpreter, uvicorn_options
+    from graphrecall.api.server import freeze_startup_heap, share_interpreter, uvicorn_options
+    from graphrecall.store.sqlite import pattern_workers
 
     share_interpreter()
     settings = _settings(args)
@@ -95,12 +96,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise
     try:
         _first_key(rt.store, settings)
+        # Once the database opened (a server that cannot start leaves no workers behind).
+        pattern_workers.configure(settings.regex_workers, start=True)
         rt.warm()
         run_worker = not args.no_worker
         app = create_app(runtime=rt, run_worker=run_worker)
         config = uvicorn.Config(app, log_level="warning", **uvicorn_options(settings))
         server = uvicorn.Server(config)
         worker = "with its ingestion worker" if run_worker else "API only (no worker)"
+        freeze_startup_heap()
         sock.listen(2048)  # true from here: connections wait for the server loop
         print(
             f"graphrecall serving http://{settings.host}:{settings.port}/api/v4"

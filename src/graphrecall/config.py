@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     http_body_timeout: float = Field(default=30.0, gt=0)
     http_keep_alive_timeout: int = Field(default=5, ge=1)
     http_max_connections: int = Field(default=1000, ge=1)
+    # Processes that test callers' patterns on SQLite (grep, like_regex), off the server's
+    # interpreter lock (store/sqlite/pattern_workers.py); 0: in the server's own process.
+    regex_workers: int = Field(default=2, ge=0, le=64)
     # Show tracebacks instead of one-line errors on the command line.
     debug: bool = False
 

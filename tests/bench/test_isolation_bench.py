@@ -26,6 +26,7 @@ def test_bench_isolation_times_tenant_b_alone_and_under_tenant_a(
     for phase in ("tenant_b_alone", "tenant_b_under_load"):
         stats = report[phase]
         assert stats["requests"] > 0 and 0 < stats["p50_ms"] <= stats["p95_ms"] <= stats["max_ms"]
+        assert 0 <= stats["over_target"] <= stats["requests"]
     assert set(report["added_ms"]) == {"p50_ms", "p95_ms", "max_ms"}
     answers = report["tenant_a"]["answers"]
     assert answers.get("ok", 0) > 0  # A's searches ran (refusals name the regex gate)

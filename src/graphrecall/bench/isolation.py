@@ -157,6 +157,9 @@ def _stats(times: list[float]) -> dict[str, float]:
         "p50_ms": float(np.percentile(times, 50)),
         "p95_ms": float(np.percentile(times, 95)),
         "max_ms": float(np.max(times)),
+        # On a shared machine the max is one outlier; how many exceed the target says
+        # whether it is one or a pattern (compare the phase alone).
+        "over_target": float(sum(t > TARGET_ADDED_MS for t in times)),
     }
 
 
@@ -228,13 +231,14 @@ def table(report: dict[str, Any]) -> str:
     rows = [
         f"tenant A: {report['attackers']} clients of grep / like_regex {report['pattern']!r}"
         f" over {report['memories']:,} memories of {report['chars']:,} chars",
-        f"{'tenant B':<22}{'requests':>10}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}",
+        f"{'tenant B':<22}{'requests':>10}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}"
+        f"{'> 100 ms':>10}",
     ]
     for name, key in (("alone", "tenant_b_alone"), ("under A's load", "tenant_b_under_load")):
         s = report[key]
         rows.append(
             f"{name:<22}{s['requests']:>10.0f}{s['p50_ms']:>10.1f}{s['p95_ms']:>10.1f}"
-            f"{s['max_ms']:>10.1f}"
+            f"{s['max_ms']:>10.1f}{s['over_target']:>10.0f}"
         )
     added = report["added_ms"]
     rows.append(

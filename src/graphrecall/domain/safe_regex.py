@@ -24,6 +24,13 @@ MAX_PATTERN_CHARS = 1000
 MAX_PROGRAM_BYTES = 8 << 20
 
 
+class BudgetExceeded(BadRequest):
+    """A search's pattern work ran past its time budget (store/sqlite/pattern_workers.py);
+    the service names the field."""
+
+    code = "regex_budget"
+
+
 class Matcher(Protocol):
     def search(self, text: str) -> object | None: ...
 

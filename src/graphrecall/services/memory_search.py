@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from graphrecall.domain import predicates as p
-from graphrecall.domain import scopes
+from graphrecall.domain import safe_regex, scopes
 from graphrecall.domain.errors import BadRequest, GraphRecallError
 from graphrecall.domain.models import Memory
 from graphrecall.retrieval import engine
@@ -95,13 +95,19 @@ def search(ctx: Context, caller: Caller, q: MemoryQuery) -> MemoryResults:
         grep_filter(q.grep) if q.grep else None,
     ]
     where = p.all_of([part for part in parts if part is not None])
-    if q.grep or q.meta_predicate is not None:
-        # Evaluated row by row under the interpreter lock: one such search per project at
-        # a time, so that no tenant's patterns take the process from the others.
-        param = "grep" if q.grep else "metaPredicate"
-        with ctx.regex_gate.slot(caller.space.project_uuid, param):
-            return _search(ctx, caller, q, semantic, fulltext, where)
-    return _search(ctx, caller, q, semantic, fulltext, where)
+    param = "grep" if q.grep else "metaPredicate" if q.meta_predicate is not None else "tree"
+    try:
+        if q.grep or q.meta_predicate is not None:
+            # Tested row by row (on SQLite in worker processes, store/sqlite/
+            # pattern_workers.py): one such search per project at a time, so that no
+            # tenant's patterns take the workers or the process from the others.
+            with ctx.regex_gate.slot(caller.space.project_uuid, param):
+                return _search(ctx, caller, q, semantic, fulltext, where)
+        return _search(ctx, caller, q, semantic, fulltext, where)
+    except safe_regex.BudgetExceeded as exc:
+        raise safe_regex.BudgetExceeded(
+            exc.message.replace("filter:", f"{param}:", 1), param=param
+        ) from None
 
 
 def _search(

@@ -1,10 +1,10 @@
 """How much of the server one tenant's regular-expression work may take at once.
 
-A caller's patterns (``grep``, JSONPath ``like_regex``) run on RE2, in linear time, but
-they run row by row in Python callbacks that hold the interpreter lock: a search of
-2,000 long texts is ~50-100 ms of it. Python shares the lock about evenly among the
-threads that want it, so a tenant with eight such searches in flight held eight ninths
-of the process, and every other tenant's cheap request waited (p50 +414 ms, max +1.25 s;
+A caller's patterns (``grep``, JSONPath ``like_regex``) run on RE2, in linear time, but a
+search of 2,000 long texts is still ~50-100 ms of work, row by row (on SQLite in worker
+processes, store/sqlite/pattern_workers.py, of which there are few). Without a bound, a
+tenant with eight such searches in flight took most of that capacity (and, before the
+workers, of the interpreter lock: p50 +414 ms, max +1.25 s for every other tenant;
 docs/security.md). The gate lets one search with a pattern per project run at a time;
 a few more wait for their turn (holding a worker thread, so the wait is bounded), and
 beyond that, or past the wait, the caller gets a 400 naming the field. Other tenants'

@@ -15,8 +15,9 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from graphrecall.store.sqlite import pattern_workers
 from graphrecall.store.sqlite.migrations import ensure_change_log, migrate
 from graphrecall.store.sqlite.predicates import register_functions
 
@@ -43,6 +44,7 @@ class Database:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.resolved = path.resolve()
         self.conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self.conn.row_factory = sqlite3.Row
         self.conn.execute("PRAGMA journal_mode=WAL")
@@ -113,6 +115,8 @@ class Database:
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         """A statement on the main connection (a transaction's own reads and writes)."""
+        if (rows := self._in_worker(sql, params)) is not None:
+            return rows
         with self.lock:
             return self.conn.execute(sql, params).fetchall()
 
@@ -127,6 +131,8 @@ class Database:
         transaction reads on the main connection, to see its own writes."""
         if self.in_transaction():
             return self.query(sql, params)
+        if (rows := self._in_worker(sql, params)) is not None:
+            return rows
         conn = self.checkout()
         if conn is None:  # the pool is at its limit
             return self.query(sql, params)
@@ -134,6 +140,15 @@ class Database:
             return conn.execute(sql, params).fetchall()
         finally:
             self._read_pool.put(conn)
+
+    def _in_worker(self, sql: str, params: Sequence[Any]) -> list[sqlite3.Row] | None:
+        """The rows of a read that tests patterns row by row, from a worker process
+        (``pattern_workers.py``: off this process's interpreter lock); None when it runs
+        here (a transaction's read sees its own writes; workers off; a worker died)."""
+        workers = pattern_workers.WORKERS_OF_PROCESS
+        if not workers.enabled or self.in_transaction() or not pattern_workers.wants_worker(sql):
+            return None
+        return cast(list[sqlite3.Row] | None, workers.run(self.resolved, sql, params))
 
     def checkout(self) -> sqlite3.Connection | None:
         """A pooled read-only connection (None when the pool is at its limit); give it
