@@ -17,19 +17,23 @@ where FTS5 requires them adjacent and counts the phrase's occurrences.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from graphrecall.domain.models import Record
 from graphrecall.domain.predicates import Predicate
-from graphrecall.domain.scopes import SCOPE_OF, STANDARD_BM25, Bm25
+from graphrecall.domain.scopes import SCOPE_OF, STANDARD_BM25, Bm25, owner_field
 from graphrecall.store.base import LexicalSearch, Scope
 from graphrecall.store.lexical import bm25 as lexical_bm25
 from graphrecall.store.lexical import plan as lexical_plan
+from graphrecall.store.lexical.postings import TermIndex
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
+from graphrecall.store.postgres.term_index import TermIndexes
 from graphrecall.store.postgres.tokens import Tokenizer
+from graphrecall.store.predicates import restricted
 
 Phrase = tuple[str, ...]
 Row = dict[str, Any]
@@ -48,6 +52,13 @@ class TextSearch(LexicalSearch):
     def __init__(self, db: Database, tokenizer: Tokenizer) -> None:
         self.db = db
         self._tokenizer = tokenizer
+        # In-memory copies of the tables' postings (term_index.py), kept current from the
+        # change log: they rank a search with no filter but its owner without sending
+        # candidate rows over the wire.
+        self.indexes = TermIndexes(db)
+
+    def close(self) -> None:
+        self.indexes.close()
 
     def text_search(
         self,
@@ -64,6 +75,11 @@ class TextSearch(LexicalSearch):
         if not terms or limit <= 0:
             return []
         table = rowmap.table(kind)
+        if not restricted(kind, scope, where) and all(len(tokens[t]) == 1 for t in terms):
+            index = self.indexes.current(table, owner_field(kind), SCOPE_OF[kind].text_weights)
+            if index is not None:
+                stem = {t: tokens[t][0] for t in terms}
+                return self._indexed(index, kind, scope, terms, stem, limit, bm25)
         totals = self.db.query("SELECT rows, tokens FROM lexical_totals WHERE tbl = %s", [table])
         rows = int(totals[0]["rows"]) if totals else 0
         average = int(totals[0]["tokens"]) / rows if rows else 0.0
@@ -123,6 +139,45 @@ class TextSearch(LexicalSearch):
         # Re-scored over every term of the query, in its order, as SQLite re-scores.
         chosen = {uuid for uuid, _ in best}
         return ranked([r for r in (*first, *fill) if r["uuid"] in chosen], terms, bm25)
+
+    def _indexed(
+        self,
+        index: TermIndex,
+        kind: type[Record],
+        scope: Scope,
+        terms: Sequence[str],
+        stem: dict[str, str],
+        limit: int,
+        bm25: Bm25,
+    ) -> list[tuple[str, float]]:
+        """What the SQL path below answers, from ``index`` (a current copy of the table's
+        postings): the plan's rows ranked in memory, the fill from the newest rows the
+        copy holds, and the rows re-scored with ``bm25`` from the copy's statistics."""
+        plan = lexical_plan.match_plan(terms, index.rows, lambda t: index.matches(stem[t]))
+        scoped = scope.get(owner_field(kind))
+        owner = scoped if isinstance(scoped, str) else None
+        rare, weighty = [stem[t] for t in plan.rare], [stem[t] for t in plan.weighty]
+        best = index.best([stem[t] for t in plan.phrases], rare, owner, limit)
+        if plan.has_fill and len(best) < limit:
+            # The newest FILL_ROWS rows of the owner matching (weighty...) NOT (rare...),
+            # ranked by that expression's terms, as FTS5 ranks the fill (lexical/plan.py).
+            newest = index.newest(weighty, rare, owner, None, lexical_plan.FILL_ROWS)
+            filled = index.best([*weighty, *rare], weighty, owner, limit, newest)
+            best = sorted([*best, *filled], key=lambda x: (-x[1], x[0]))[:limit]
+        if bm25 == STANDARD_BM25 or not best:
+            return best
+        # Re-scored over every term of the query, in its order, as SQLite re-scores.
+        sql_where, params = rowmap.where(kind, scope, None, self.db.text_collation)
+        rowids = {
+            str(r["uuid"]): int(r["lex_seq"])
+            for r in self.db.query(
+                f"SELECT t.uuid, t.lex_seq FROM {rowmap.table(kind)} t"
+                f" WHERE t.uuid = ANY(%s) AND {sql_where}",
+                [[uuid for uuid, _ in best], *params],
+            )
+        }
+        scorer = partial(index.scores, [stem[t] for t in terms], bm25=bm25)
+        return lexical_bm25.rescored(best, rowids, scorer)
 
     def _candidates(
         self,
