@@ -15,8 +15,9 @@ with, not rebuilt from scratch: the rows changed since are read into a small
 
 from __future__ import annotations
 
+import math
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,29 +133,40 @@ def counted_segment(
     uuids = np.array([r[3].encode() for r in rows], dtype=np.bytes_)
     if not len(uuids):
         uuids = np.zeros(0, dtype="S1")
-    terms: dict[str, int] = {}
-    codes, docs, freqs = array("q"), array("q"), array("d")
-    plain = all(w == 1.0 for w in weights)
+    # Per row, its terms and their weighted counts in bulk (a million rows of messages
+    # are tens of millions of postings: no per-posting Python statement but the lookup).
+    keys: list[str] = []
+    counts: list[list[int]] = []  # per posting: the term's count in each column
+    per_row = np.zeros(len(rows), dtype=np.int64)
     for number, row in enumerate(rows):
-        for term, counts in row[4].items():
-            codes.append(terms.setdefault(term, len(terms)))
-            docs.append(number)
-            weighted = zip(counts, weights, strict=True)
-            freqs.append(float(sum(counts)) if plain else sum(c * w for c, w in weighted))
-    code_array = np.frombuffer(codes, dtype=np.int64)
+        tf = row[4]
+        keys.extend(tf)
+        counts.extend(tf.values())
+        per_row[number] = len(tf)
+    weighted = (
+        np.asarray(counts, dtype=np.float64).reshape(len(counts), len(weights))
+        @ np.asarray(weights, dtype=np.float64)
+        if counts
+        else np.zeros(0, dtype=np.float64)
+    )
+    terms: dict[str, int] = {}
+    code_array = np.fromiter(
+        (terms.setdefault(key, len(terms)) for key in keys), dtype=np.int64, count=len(keys)
+    )
     order = np.argsort(code_array, kind="stable")  # by term, then row (rows come in order)
     ends = np.cumsum(np.bincount(code_array, minlength=len(terms)))
     spans = {
         term: (int(ends[code - 1]) if code else 0, int(ends[code])) for term, code in terms.items()
     }
+    docs = np.repeat(np.arange(len(rows), dtype=np.int32), per_row)
     return Segment(
         rowids=rowids,
         tokens=tokens,
         owners=owners,
         uuids=uuids,
         spans=spans,
-        docs=np.frombuffer(docs, dtype=np.int64)[order].astype(np.int32),
-        freqs=np.frombuffer(freqs, dtype=np.float64)[order].astype(np.float32),
+        docs=docs[order],
+        freqs=weighted[order].astype(np.float32),
     )
 
 
@@ -506,3 +518,38 @@ class TermIndex:
             rows=rows,
             total_tokens=total,
         )
+
+
+def checked(
+    chunks: Iterable[tuple[Ints, Floats]],
+    check: Callable[[list[int]], list[tuple[int, str]]],
+    limit: int,
+    budget: int,
+    masked: bool,
+) -> list[tuple[str, float]] | None:
+    """The best ``limit`` rows of a copy's ranked ``chunks`` (:meth:`TermIndex.ranked`)
+    that pass a search's filter, which ``check`` applies in SQL (rowids -> the (rowid,
+    uuid) of those that pass); None when the filter passes so few that checking would
+    take more than ``budget`` rows (the backend's own full-text search, which filters as
+    it ranks, should answer), or, for chunks ranked from in-memory filter columns
+    (``masked``), when SQL disagrees with them."""
+    seen = 0
+    found: list[tuple[str, float]] = []
+    for rowids, scores in chunks:
+        if seen:
+            # The filter passes few of the best rows (so far len(found) of seen): when
+            # filling the page would take more than the budget, give up.
+            rate = len(found) / seen
+            needed = (limit - len(found)) / rate if rate else math.inf
+            if seen + needed > budget:
+                return None
+        score_of = dict(zip(rowids.tolist(), scores.tolist(), strict=True))
+        rows = check(list(score_of))
+        if masked and len(rows) < len(score_of):
+            return None
+        found += [(uuid, score_of[rowid]) for rowid, uuid in rows]
+        seen += len(score_of)
+        if len(found) >= limit:
+            break
+    found.sort(key=lambda r: (-r[1], r[0]))
+    return found[:limit]

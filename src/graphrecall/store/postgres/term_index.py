@@ -25,6 +25,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from json import loads
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ log = logging.getLogger(__name__)
 
 # Tables with at most this many rows are read whole by the search that first needs them
 # (a few milliseconds); bigger ones in the background while SQL answers.
-INLINE_BUILD_ROWS = 5_000
+INLINE_BUILD_ROWS = 1_000
 # A search catches the copy up itself when at most this many of its table's rows were
 # logged since (one query for them all); more, and a background thread does.
 INLINE_MAX = 200
@@ -64,10 +65,19 @@ def position(db: Database) -> tuple[int, int]:
     return int(found[0]["last"]), int(found[0]["floor"])
 
 
-def _rows(db: Database, sql: str, params: Sequence[Any]) -> list[Row]:
+def _rows(
+    db: Database, table: str, owner_field: str, where: str, params: Sequence[Any]
+) -> list[Row]:
+    """The rows of ``table`` that ``where`` picks, in ``lex_seq`` order. ``lex_tf`` is
+    read as text and parsed here: psycopg's jsonb loading took 9 s for the 7,303 episodes
+    of the 10k benchmark graph (391k postings), text and ``json.loads`` 1 s."""
     return [
-        (int(r["lex_seq"]), float(r["lex_len"]), r["owner"], str(r["uuid"]), r["lex_tf"])
-        for r in db.query(sql, params)
+        (int(r["lex_seq"]), float(r["lex_len"]), r["owner"], str(r["uuid"]), loads(r["tf"]))
+        for r in db.query(
+            f"SELECT lex_seq, lex_len, {owner_field} AS owner, uuid, lex_tf::text AS tf"
+            f" FROM {table}{where} ORDER BY lex_seq",
+            params,
+        )
     ]
 
 
@@ -75,12 +85,7 @@ def build(db: Database, table: str, owner_field: str, weights: Sequence[float]) 
     """Read ``table``'s rows into a :class:`TermIndex`, as of the log entry read first."""
     seq, _ = position(db)
     codes: dict[str, int] = {}
-    rows = _rows(
-        db,
-        f"SELECT lex_seq, lex_len, {owner_field} AS owner, uuid, lex_tf FROM {table}"
-        " ORDER BY lex_seq",
-        [],
-    )
+    rows = _rows(db, table, owner_field, "", [])
     return TermIndex.read(table, b"", seq, counted_segment(rows, weights, codes), codes)
 
 
@@ -111,12 +116,7 @@ def catch_up(
         raise TooFarBehind(table)
     rows: list[Row] = []
     if changed:
-        rows = _rows(
-            db,
-            f"SELECT lex_seq, lex_len, {owner_field} AS owner, uuid, lex_tf FROM {table}"
-            " WHERE lex_seq = ANY(%s) ORDER BY lex_seq",
-            [changed],
-        )
+        rows = _rows(db, table, owner_field, " WHERE lex_seq = ANY(%s)", [changed])
     codes = dict(index.owner_codes)
     fresh = counted_segment(rows, weights, codes)
     return index.changed(b"", last, np.asarray(changed, dtype=np.int64), fresh, codes)

@@ -28,6 +28,7 @@ from graphrecall.domain.scopes import SCOPE_OF, STANDARD_BM25, Bm25, owner_field
 from graphrecall.store.base import LexicalSearch, Scope
 from graphrecall.store.lexical import bm25 as lexical_bm25
 from graphrecall.store.lexical import plan as lexical_plan
+from graphrecall.store.lexical import postings
 from graphrecall.store.lexical.postings import TermIndex
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
@@ -36,6 +37,9 @@ from graphrecall.store.postgres.tokens import Tokenizer
 from graphrecall.store.predicates import restricted
 
 Phrase = tuple[str, ...]
+# The in-memory copy checks at most this many of its best rows against a search's filter
+# before SQL, which filters as it ranks, answers (as on SQLite: a narrow time window).
+CHECK_MAX = 5_000
 Row = dict[str, Any]
 
 
@@ -75,11 +79,13 @@ class TextSearch(LexicalSearch):
         if not terms or limit <= 0:
             return []
         table = rowmap.table(kind)
-        if not restricted(kind, scope, where) and all(len(tokens[t]) == 1 for t in terms):
+        if all(len(tokens[t]) == 1 for t in terms):  # (a phrase: only SQL counts those)
             index = self.indexes.current(table, owner_field(kind), SCOPE_OF[kind].text_weights)
             if index is not None:
                 stem = {t: tokens[t][0] for t in terms}
-                return self._indexed(index, kind, scope, terms, stem, limit, bm25)
+                found = self._indexed(index, kind, scope, where, terms, stem, limit, bm25)
+                if found is not None:
+                    return found
         totals = self.db.query("SELECT rows, tokens FROM lexical_totals WHERE tbl = %s", [table])
         rows = int(totals[0]["rows"]) if totals else 0
         average = int(totals[0]["tokens"]) / rows if rows else 0.0
@@ -145,19 +151,42 @@ class TextSearch(LexicalSearch):
         index: TermIndex,
         kind: type[Record],
         scope: Scope,
+        where: Predicate | None,
         terms: Sequence[str],
         stem: dict[str, str],
         limit: int,
         bm25: Bm25,
-    ) -> list[tuple[str, float]]:
+    ) -> list[tuple[str, float]] | None:
         """What the SQL path below answers, from ``index`` (a current copy of the table's
         postings): the plan's rows ranked in memory, the fill from the newest rows the
-        copy holds, and the rows re-scored with ``bm25`` from the copy's statistics."""
+        copy holds, and the rows re-scored with ``bm25`` from the copy's statistics.
+        Under a filter (anything but the owner), the copy's best rows are checked in SQL
+        (``postings.checked``); None, and SQL answers, when the filter passes few of them
+        or the plan's fill is needed (SQL ranks the fill among the rows it passes)."""
         plan = lexical_plan.match_plan(terms, index.rows, lambda t: index.matches(stem[t]))
         scoped = scope.get(owner_field(kind))
         owner = scoped if isinstance(scoped, str) else None
         rare, weighty = [stem[t] for t in plan.rare], [stem[t] for t in plan.weighty]
-        best = index.best([stem[t] for t in plan.phrases], rare, owner, limit)
+        phrases = [stem[t] for t in plan.phrases]
+        table = rowmap.table(kind)
+        if restricted(kind, scope, where):
+            sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
+
+            def check(rowids: list[int]) -> list[tuple[int, str]]:
+                rows = self.db.query(
+                    f"SELECT t.lex_seq, t.uuid FROM {table} t"
+                    f" WHERE t.lex_seq = ANY(%s) AND {sql_where}",
+                    [rowids, *params],
+                )
+                return [(int(r["lex_seq"]), str(r["uuid"])) for r in rows]
+
+            chunks = index.ranked(phrases, rare, owner, limit)
+            found = postings.checked(chunks, check, limit, CHECK_MAX, False)
+            if found is None or (plan.has_fill and len(found) < limit):
+                return None
+            best = found
+        else:
+            best = index.best(phrases, rare, owner, limit)
         if plan.has_fill and len(best) < limit:
             # The newest FILL_ROWS rows of the owner matching (weighty...) NOT (rare...),
             # ranked by that expression's terms, as FTS5 ranks the fill (lexical/plan.py).
@@ -167,12 +196,11 @@ class TextSearch(LexicalSearch):
         if bm25 == STANDARD_BM25 or not best:
             return best
         # Re-scored over every term of the query, in its order, as SQLite re-scores.
-        sql_where, params = rowmap.where(kind, scope, None, self.db.text_collation)
+        owned, params = rowmap.where(kind, scope, None, self.db.text_collation)
         rowids = {
             str(r["uuid"]): int(r["lex_seq"])
             for r in self.db.query(
-                f"SELECT t.uuid, t.lex_seq FROM {rowmap.table(kind)} t"
-                f" WHERE t.uuid = ANY(%s) AND {sql_where}",
+                f"SELECT t.uuid, t.lex_seq FROM {table} t WHERE t.uuid = ANY(%s) AND {owned}",
                 [[uuid for uuid, _ in best], *params],
             )
         }
