@@ -161,8 +161,8 @@ class TextSearch(LexicalSearch):
         postings): the plan's rows ranked in memory, the fill from the newest rows the
         copy holds, and the rows re-scored with ``bm25`` from the copy's statistics.
         Under a filter (anything but the owner), the copy's best rows are checked in SQL
-        (``postings.checked``); None, and SQL answers, when the filter passes few of them
-        or the plan's fill is needed (SQL ranks the fill among the rows it passes)."""
+        (``postings.checked``) and the fill's rows found in SQL; None, and SQL answers,
+        when the filter passes few of the best rows."""
         plan = lexical_plan.match_plan(terms, index.rows, lambda t: index.matches(stem[t]))
         scoped = scope.get(owner_field(kind))
         owner = scoped if isinstance(scoped, str) else None
@@ -182,8 +182,25 @@ class TextSearch(LexicalSearch):
 
             chunks = index.ranked(phrases, rare, owner, limit)
             found = postings.checked(chunks, check, limit, CHECK_MAX, False)
-            if found is None or (plan.has_fill and len(found) < limit):
+            if found is None:
                 return None
+            if plan.has_fill and len(found) < limit:
+                # The fill's rows (the newest FILL_ROWS the filter passes) from SQL, their
+                # scores from the copy.
+                query = any_of([(t,) for t in weighty])
+                if rare:
+                    query = f"({query}) & !({any_of([(t,) for t in rare])})"
+                latest = self.db.query(
+                    f"SELECT t.lex_seq, t.uuid FROM {table} t WHERE t.lex_tsv @@ %s::tsquery"
+                    f" AND {sql_where} ORDER BY t.lex_seq DESC LIMIT {lexical_plan.FILL_ROWS}",
+                    [query, *params],
+                )
+                uuid_of = {int(r["lex_seq"]): str(r["uuid"]) for r in latest}
+                scored = index.scores(
+                    [*weighty, *rare], np.asarray(sorted(uuid_of), dtype=np.int64), STANDARD_BM25
+                )
+                filled = [(uuid_of[rowid], score) for rowid, score in scored.items()]
+                found = sorted([*found, *filled], key=lambda x: (-x[1], x[0]))[:limit]
             best = found
         else:
             best = index.best(phrases, rare, owner, limit)
