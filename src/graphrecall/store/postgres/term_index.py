@@ -102,21 +102,26 @@ def catch_up(
     most: int | None = None,
 ) -> TermIndex:
     """``index`` brought up to log entry ``last``. Raises TooFarBehind when more than
-    ``most`` (unless None) of its rows changed, before reading any of them."""
+    ``most`` (unless None) of its rows changed, having read at most one more."""
     table = index.table
-    changed = [
-        int(r["row"])
-        for r in db.query(
-            "SELECT DISTINCT row FROM lexical_changes WHERE seq > %s AND seq <= %s"
-            " AND tbl = %s ORDER BY row",
-            [index.seq, last, table],
-        )
-    ]
-    if most is not None and len(changed) > most:
+    # One statement: the rows logged since (at most ``most`` + 1 of them) and each one's
+    # current state (none: deleted).
+    cap = "" if most is None else f" LIMIT {int(most) + 1}"
+    found = db.query(
+        f"SELECT c.row, t.lex_seq, t.lex_len, t.{owner_field} AS owner, t.uuid,"
+        " t.lex_tf::text AS tf FROM (SELECT DISTINCT row FROM lexical_changes"
+        f" WHERE seq > %s AND seq <= %s AND tbl = %s ORDER BY row{cap}) c"
+        f" LEFT JOIN {table} t ON t.lex_seq = c.row ORDER BY c.row",
+        [index.seq, last, table],
+    )
+    if most is not None and len(found) > most:
         raise TooFarBehind(table)
-    rows: list[Row] = []
-    if changed:
-        rows = _rows(db, table, owner_field, " WHERE lex_seq = ANY(%s)", [changed])
+    changed = [int(r["row"]) for r in found]
+    rows: list[Row] = [
+        (int(r["lex_seq"]), float(r["lex_len"]), r["owner"], str(r["uuid"]), loads(r["tf"]))
+        for r in found
+        if r["lex_seq"] is not None
+    ]
     codes = dict(index.owner_codes)
     fresh = counted_segment(rows, weights, codes)
     return index.changed(b"", last, np.asarray(changed, dtype=np.int64), fresh, codes)

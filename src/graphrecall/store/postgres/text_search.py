@@ -169,6 +169,7 @@ class TextSearch(LexicalSearch):
         rare, weighty = [stem[t] for t in plan.rare], [stem[t] for t in plan.weighty]
         phrases = [stem[t] for t in plan.phrases]
         table = rowmap.table(kind)
+        rowid_of: dict[str, int] = {}  # each ranked row's number in the copy
         if restricted(kind, scope, where):
             sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
 
@@ -178,7 +179,9 @@ class TextSearch(LexicalSearch):
                     f" WHERE t.lex_seq = ANY(%s) AND {sql_where}",
                     [rowids, *params],
                 )
-                return [(int(r["lex_seq"]), str(r["uuid"])) for r in rows]
+                passed = [(int(r["lex_seq"]), str(r["uuid"])) for r in rows]
+                rowid_of.update((uuid, rowid) for rowid, uuid in passed)
+                return passed
 
             chunks = index.ranked(phrases, rare, owner, limit)
             found = postings.checked(chunks, check, limit, CHECK_MAX, False)
@@ -196,6 +199,7 @@ class TextSearch(LexicalSearch):
                     [query, *params],
                 )
                 uuid_of = {int(r["lex_seq"]): str(r["uuid"]) for r in latest}
+                rowid_of.update((uuid, rowid) for rowid, uuid in uuid_of.items())
                 scored = index.scores(
                     [*weighty, *rare], np.asarray(sorted(uuid_of), dtype=np.int64), STANDARD_BM25
                 )
@@ -203,26 +207,22 @@ class TextSearch(LexicalSearch):
                 found = sorted([*found, *filled], key=lambda x: (-x[1], x[0]))[:limit]
             best = found
         else:
-            best = index.best(phrases, rare, owner, limit)
-        if plan.has_fill and len(best) < limit:
-            # The newest FILL_ROWS rows of the owner matching (weighty...) NOT (rare...),
-            # ranked by that expression's terms, as FTS5 ranks the fill (lexical/plan.py).
-            newest = index.newest(weighty, rare, owner, None, lexical_plan.FILL_ROWS)
-            filled = index.best([*weighty, *rare], weighty, owner, limit, newest)
-            best = sorted([*best, *filled], key=lambda x: (-x[1], x[0]))[:limit]
+            ranked = index.best_rows(phrases, rare, owner, limit)
+            if plan.has_fill and len(ranked) < limit:
+                # The newest FILL_ROWS rows of the owner matching (weighty...) NOT
+                # (rare...), ranked by that expression's terms, as FTS5 ranks the fill
+                # (lexical/plan.py).
+                newest = index.newest(weighty, rare, owner, None, lexical_plan.FILL_ROWS)
+                ranked += index.best_rows([*weighty, *rare], weighty, owner, limit, newest)
+            rowid_of.update((uuid, rowid) for uuid, _, rowid in ranked)
+            best = sorted([(u, score) for u, score, _ in ranked], key=lambda x: (-x[1], x[0]))
+            best = best[:limit]
         if bm25 == STANDARD_BM25 or not best:
             return best
-        # Re-scored over every term of the query, in its order, as SQLite re-scores.
-        owned, params = rowmap.where(kind, scope, None, self.db.text_collation)
-        rowids = {
-            str(r["uuid"]): int(r["lex_seq"])
-            for r in self.db.query(
-                f"SELECT t.uuid, t.lex_seq FROM {table} t WHERE t.uuid = ANY(%s) AND {owned}",
-                [[uuid for uuid, _ in best], *params],
-            )
-        }
+        # Re-scored over every term of the query, in its order, as SQLite re-scores (the
+        # copy knows each row's number: no SQL).
         scorer = partial(index.scores, [stem[t] for t in terms], bm25=bm25)
-        return lexical_bm25.rescored(best, rowids, scorer)
+        return lexical_bm25.rescored(best, rowid_of, scorer)
 
     def _candidates(
         self,
