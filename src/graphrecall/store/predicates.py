@@ -5,11 +5,13 @@ predicate in its own dialect (``sqlite/predicates.py``, ``postgres/predicates.py
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from graphrecall.domain import predicates as p
+from graphrecall.domain.models import Record
+from graphrecall.domain.scopes import owner_field
 
 CMP = {"eq": "=", "gt": ">", "lt": "<", "gte": ">=", "lte": "<="}
 
@@ -119,3 +121,8 @@ def in_range(
         return f"(({s} < {e} AND {e} <= {m}) OR ({point} AND {s} < {m}))"
     params.append(start)
     return f"({s} > {m})"
+
+
+def restricted(kind: type[Record], scope: Mapping[str, Any], where: p.Predicate | None) -> bool:
+    """Whether a search allows fewer rows than its owner's all."""
+    return where is not None or bool(set(scope) - {owner_field(kind)})

@@ -15,8 +15,9 @@ with, not rebuilt from scratch: the rows changed since are read into a small
 
 from __future__ import annotations
 
+import math
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,6 +112,61 @@ def segment(
         spans=spans,
         docs=np.searchsorted(rowids, np.frombuffer(docs, dtype=np.int64)).astype(np.int32),
         freqs=np.frombuffer(freqs, dtype=np.float32).copy(),
+    )
+
+
+def counted_segment(
+    rows: Sequence[tuple[int, float, object, str, dict[str, list[int]]]],
+    weights: Sequence[float],
+    owner_codes: dict[str, int],
+) -> Segment:
+    """A segment from rows stored with their term counts: ``(rowid, length, owner, uuid,
+    {term: [count per column]})`` in rowid order (PostgreSQL's ``lex_tf``); a term's
+    frequency in a row is its column counts weighted, as :func:`segment` adds them up."""
+    rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    tokens = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
+    owners = np.fromiter(
+        (owner_codes.setdefault(str(r[2]), len(owner_codes)) for r in rows),
+        dtype=np.int32,
+        count=len(rows),
+    )
+    uuids = np.array([r[3].encode() for r in rows], dtype=np.bytes_)
+    if not len(uuids):
+        uuids = np.zeros(0, dtype="S1")
+    # Per row, its terms and their weighted counts in bulk (a million rows of messages
+    # are tens of millions of postings: no per-posting Python statement but the lookup).
+    keys: list[str] = []
+    counts: list[list[int]] = []  # per posting: the term's count in each column
+    per_row = np.zeros(len(rows), dtype=np.int64)
+    for number, row in enumerate(rows):
+        tf = row[4]
+        keys.extend(tf)
+        counts.extend(tf.values())
+        per_row[number] = len(tf)
+    weighted = (
+        np.asarray(counts, dtype=np.float64).reshape(len(counts), len(weights))
+        @ np.asarray(weights, dtype=np.float64)
+        if counts
+        else np.zeros(0, dtype=np.float64)
+    )
+    terms: dict[str, int] = {}
+    code_array = np.fromiter(
+        (terms.setdefault(key, len(terms)) for key in keys), dtype=np.int64, count=len(keys)
+    )
+    order = np.argsort(code_array, kind="stable")  # by term, then row (rows come in order)
+    ends = np.cumsum(np.bincount(code_array, minlength=len(terms)))
+    spans = {
+        term: (int(ends[code - 1]) if code else 0, int(ends[code])) for term, code in terms.items()
+    }
+    docs = np.repeat(np.arange(len(rows), dtype=np.int32), per_row)
+    return Segment(
+        rowids=rowids,
+        tokens=tokens,
+        owners=owners,
+        uuids=uuids,
+        spans=spans,
+        docs=docs[order],
+        freqs=weighted[order].astype(np.float32),
     )
 
 
@@ -369,14 +425,30 @@ class TermIndex:
         return dict(zip(self._rowids(numbers).tolist(), scores.tolist(), strict=True))
 
     def best(
-        self, phrases: Sequence[str], matching: Sequence[str], owner: str | None, limit: int
+        self,
+        phrases: Sequence[str],
+        matching: Sequence[str],
+        owner: str | None,
+        limit: int,
+        allowed: Ints | None = None,
     ) -> list[tuple[str, float]]:
         """The ``limit`` best rows :meth:`_scored` finds as (uuid, score), by score and then
         uuid: what FTS5's ``ORDER BY score DESC, uuid LIMIT limit`` returns when no other
         filter applies, with no SQL (the copy knows each row's uuid). Looking the rows up
         took 2 / 16 ms p50 / p95 of a 100k-fact search, as ties at the cut bring hundreds
-        of rows along."""
-        candidates, scores = self._scored(phrases, matching, owner, None)
+        of rows along. ``allowed`` (unless None): only among those rowids."""
+        return [(u, s) for u, s, _ in self.best_rows(phrases, matching, owner, limit, allowed)]
+
+    def best_rows(
+        self,
+        phrases: Sequence[str],
+        matching: Sequence[str],
+        owner: str | None,
+        limit: int,
+        allowed: Ints | None = None,
+    ) -> list[tuple[str, float, int]]:
+        """:meth:`best`'s rows as (uuid, score, rowid)."""
+        candidates, scores = self._scored(phrases, matching, owner, allowed)
         while True:
             top = np.ones(len(scores), dtype=bool)
             if len(scores) > limit > 0:
@@ -389,10 +461,16 @@ class TermIndex:
             known = self._uuids(candidates) != b""
             candidates, scores = candidates[known], scores[known]
         scores = scores[top]
+        rowids = self._rowids(candidates[top])
         order = np.lexsort((uuids, -scores))[: max(0, limit)]
         return [
-            (u.decode(), s)
-            for u, s in zip(uuids[order].tolist(), scores[order].tolist(), strict=True)
+            (u.decode(), s, r)
+            for u, s, r in zip(
+                uuids[order].tolist(),
+                scores[order].tolist(),
+                rowids[order].tolist(),
+                strict=True,
+            )
         ]
 
     def _uuids(self, numbers: Ints) -> Uuids:
@@ -457,3 +535,38 @@ class TermIndex:
             rows=rows,
             total_tokens=total,
         )
+
+
+def checked(
+    chunks: Iterable[tuple[Ints, Floats]],
+    check: Callable[[list[int]], list[tuple[int, str]]],
+    limit: int,
+    budget: int,
+    masked: bool,
+) -> list[tuple[str, float]] | None:
+    """The best ``limit`` rows of a copy's ranked ``chunks`` (:meth:`TermIndex.ranked`)
+    that pass a search's filter, which ``check`` applies in SQL (rowids -> the (rowid,
+    uuid) of those that pass); None when the filter passes so few that checking would
+    take more than ``budget`` rows (the backend's own full-text search, which filters as
+    it ranks, should answer), or, for chunks ranked from in-memory filter columns
+    (``masked``), when SQL disagrees with them."""
+    seen = 0
+    found: list[tuple[str, float]] = []
+    for rowids, scores in chunks:
+        if seen:
+            # The filter passes few of the best rows (so far len(found) of seen): when
+            # filling the page would take more than the budget, give up.
+            rate = len(found) / seen
+            needed = (limit - len(found)) / rate if rate else math.inf
+            if seen + needed > budget:
+                return None
+        score_of = dict(zip(rowids.tolist(), scores.tolist(), strict=True))
+        rows = check(list(score_of))
+        if masked and len(rows) < len(score_of):
+            return None
+        found += [(uuid, score_of[rowid]) for rowid, uuid in rows]
+        seen += len(score_of)
+        if len(found) >= limit:
+            break
+    found.sort(key=lambda r: (-r[1], r[0]))
+    return found[:limit]

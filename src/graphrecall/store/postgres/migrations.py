@@ -75,6 +75,46 @@ LEXICAL_COUNT = """
     END $$;
 """
 
+# Every text row added, rewritten (its ``lex_len`` or ``lex_tf``) or dropped, by its
+# ``lex_seq``, numbered in commit order: the trigger takes a per-schema advisory lock
+# before it draws the number and holds it to the commit, so no transaction can commit an
+# entry numbered below one already visible (a reader that has seen entry N has seen
+# every entry before it). The store's write transactions hold the write lock already, so
+# this lock never waits for them; it orders any other writer too. A pruned log's floor
+# (``lexical_log_floor``): a copy read before it is read again whole.
+CHANGE_LOG_SQL = """
+    CREATE TABLE lexical_changes (
+        seq bigserial PRIMARY KEY, tbl ctext NOT NULL, row bigint NOT NULL
+    );
+    CREATE TABLE lexical_log_floor (seq bigint NOT NULL);
+    INSERT INTO lexical_log_floor VALUES (0);
+    CREATE FUNCTION lexical_log() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext('graphrecall lexical log'),
+            hashtext(TG_TABLE_SCHEMA));
+        INSERT INTO lexical_changes (tbl, row) VALUES (TG_TABLE_NAME,
+            CASE WHEN TG_OP = 'DELETE' THEN OLD.lex_seq ELSE NEW.lex_seq END);
+        RETURN NULL;
+    END $$;
+"""
+
+
+def _logged(table: str) -> str:
+    """A text table's change-log triggers (as its statistics triggers fire), and the
+    index that looks its changed rows up by ``lex_seq``."""
+    return f"""
+    CREATE INDEX {table}_lex_seq ON {table}(lex_seq);
+    CREATE TRIGGER {table}_lex_log_insert AFTER INSERT ON {table}
+        FOR EACH ROW EXECUTE FUNCTION lexical_log();
+    CREATE TRIGGER {table}_lex_log_delete AFTER DELETE ON {table}
+        FOR EACH ROW EXECUTE FUNCTION lexical_log();
+    CREATE TRIGGER {table}_lex_log_update AFTER UPDATE OF lex_len, lex_tf ON {table}
+        FOR EACH ROW WHEN (OLD.lex_tf IS DISTINCT FROM NEW.lex_tf
+            OR OLD.lex_len IS DISTINCT FROM NEW.lex_len)
+        EXECUTE FUNCTION lexical_log();
+    """
+
+
 # The kinds that carry embeddings, and the dimension the HNSW indexes cover.
 VECTOR_TABLES = ("edges", "nodes", "episodes", "observations", "memories")
 HNSW_DIMS = 384
@@ -384,6 +424,9 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX summary_instructions_uuid ON summary_instructions(uuid);
     """,
+    # 9: the change log the processes' in-memory postings copies catch up from
+    # (store/postgres/term_index.py).
+    CHANGE_LOG_SQL + "".join(_logged(t) for t in TEXT_TABLES),
 ]
 
 

@@ -9,7 +9,8 @@ interface from one of them.
 - ``vectors.py``: embeddings (pgvector) and the vector leg;
 - ``text_search.py``: the lexical leg (``tokens.py``: FTS5's tokenizer; shared BM25);
 - ``queue.py``: the task queue's statements (``FOR UPDATE SKIP LOCKED``; ``store/queue.py``
-  claims); search cursors: ``store/cursors.py``; maintenance: the base's no-ops.
+  claims); search cursors: ``store/cursors.py``; ``maintenance.py``: the in-memory
+  postings copies' health and the change log's pruning.
 
 ``postgresql://user@host:port/db`` opens it; ``?schema=NAME`` keeps its tables in a
 schema of their own. Migrations (``migrations.py``) run on open under an advisory lock.
@@ -21,6 +22,7 @@ from graphrecall.store.assembled import AssembledStore
 from graphrecall.store.cursors import SqlCursors
 from graphrecall.store.postgres.connection import Database
 from graphrecall.store.postgres.graph import Graphs, Links
+from graphrecall.store.postgres.maintenance import PostgresMaintenance
 from graphrecall.store.postgres.migrations import migrate
 from graphrecall.store.postgres.queue import PostgresQueue
 from graphrecall.store.postgres.records import Records
@@ -40,17 +42,20 @@ class PostgresStore(AssembledStore):
             self.db.close()
             raise
         self._tokenizer = Tokenizer()
+        self._lexical = TextSearch(self.db, self._tokenizer)
         super().__init__(
             transactions=self.db,
             records=Records(self.db, self._tokenizer),
             graphs=Graphs(self.db),
             links=Links(self.db),
             vectors=Vectors(self.db),
-            text=TextSearch(self.db, self._tokenizer),
+            text=self._lexical,
             queue=PostgresQueue(self.db),
             cursors=SqlCursors(self.db, "%s"),
+            maintenance=PostgresMaintenance(self._lexical),
         )
 
     def close(self) -> None:
+        self._lexical.close()
         self.db.close()
         self._tokenizer.close()

@@ -17,21 +17,29 @@ where FTS5 requires them adjacent and counts the phrase's occurrences.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from graphrecall.domain.models import Record
 from graphrecall.domain.predicates import Predicate
-from graphrecall.domain.scopes import SCOPE_OF, STANDARD_BM25, Bm25
+from graphrecall.domain.scopes import SCOPE_OF, STANDARD_BM25, Bm25, owner_field
 from graphrecall.store.base import LexicalSearch, Scope
 from graphrecall.store.lexical import bm25 as lexical_bm25
 from graphrecall.store.lexical import plan as lexical_plan
+from graphrecall.store.lexical import postings
+from graphrecall.store.lexical.postings import TermIndex
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
+from graphrecall.store.postgres.term_index import TermIndexes
 from graphrecall.store.postgres.tokens import Tokenizer
+from graphrecall.store.predicates import restricted
 
 Phrase = tuple[str, ...]
+# The in-memory copy checks at most this many of its best rows against a search's filter
+# before SQL, which filters as it ranks, answers (as on SQLite: a narrow time window).
+CHECK_MAX = 5_000
 Row = dict[str, Any]
 
 
@@ -48,6 +56,13 @@ class TextSearch(LexicalSearch):
     def __init__(self, db: Database, tokenizer: Tokenizer) -> None:
         self.db = db
         self._tokenizer = tokenizer
+        # In-memory copies of the tables' postings (term_index.py), kept current from the
+        # change log: they rank a search with no filter but its owner without sending
+        # candidate rows over the wire.
+        self.indexes = TermIndexes(db)
+
+    def close(self) -> None:
+        self.indexes.close()
 
     def text_search(
         self,
@@ -64,6 +79,13 @@ class TextSearch(LexicalSearch):
         if not terms or limit <= 0:
             return []
         table = rowmap.table(kind)
+        if all(len(tokens[t]) == 1 for t in terms):  # (a phrase: only SQL counts those)
+            index = self.indexes.current(table, owner_field(kind), SCOPE_OF[kind].text_weights)
+            if index is not None:
+                stem = {t: tokens[t][0] for t in terms}
+                found = self._indexed(index, kind, scope, where, terms, stem, limit, bm25)
+                if found is not None:
+                    return found
         totals = self.db.query("SELECT rows, tokens FROM lexical_totals WHERE tbl = %s", [table])
         rows = int(totals[0]["rows"]) if totals else 0
         average = int(totals[0]["tokens"]) / rows if rows else 0.0
@@ -123,6 +145,84 @@ class TextSearch(LexicalSearch):
         # Re-scored over every term of the query, in its order, as SQLite re-scores.
         chosen = {uuid for uuid, _ in best}
         return ranked([r for r in (*first, *fill) if r["uuid"] in chosen], terms, bm25)
+
+    def _indexed(
+        self,
+        index: TermIndex,
+        kind: type[Record],
+        scope: Scope,
+        where: Predicate | None,
+        terms: Sequence[str],
+        stem: dict[str, str],
+        limit: int,
+        bm25: Bm25,
+    ) -> list[tuple[str, float]] | None:
+        """What the SQL path below answers, from ``index`` (a current copy of the table's
+        postings): the plan's rows ranked in memory, the fill from the newest rows the
+        copy holds, and the rows re-scored with ``bm25`` from the copy's statistics.
+        Under a filter (anything but the owner), the copy's best rows are checked in SQL
+        (``postings.checked``) and the fill's rows found in SQL; None, and SQL answers,
+        when the filter passes few of the best rows."""
+        plan = lexical_plan.match_plan(terms, index.rows, lambda t: index.matches(stem[t]))
+        scoped = scope.get(owner_field(kind))
+        owner = scoped if isinstance(scoped, str) else None
+        rare, weighty = [stem[t] for t in plan.rare], [stem[t] for t in plan.weighty]
+        phrases = [stem[t] for t in plan.phrases]
+        table = rowmap.table(kind)
+        rowid_of: dict[str, int] = {}  # each ranked row's number in the copy
+        if restricted(kind, scope, where):
+            sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
+
+            def check(rowids: list[int]) -> list[tuple[int, str]]:
+                rows = self.db.query(
+                    f"SELECT t.lex_seq, t.uuid FROM {table} t"
+                    f" WHERE t.lex_seq = ANY(%s) AND {sql_where}",
+                    [rowids, *params],
+                )
+                passed = [(int(r["lex_seq"]), str(r["uuid"])) for r in rows]
+                rowid_of.update((uuid, rowid) for rowid, uuid in passed)
+                return passed
+
+            chunks = index.ranked(phrases, rare, owner, limit)
+            found = postings.checked(chunks, check, limit, CHECK_MAX, False)
+            if found is None:
+                return None
+            if plan.has_fill and len(found) < limit:
+                # The fill's rows (the newest FILL_ROWS the filter passes) from SQL, their
+                # scores from the copy.
+                query = any_of([(t,) for t in weighty])
+                if rare:
+                    query = f"({query}) & !({any_of([(t,) for t in rare])})"
+                latest = self.db.query(
+                    f"SELECT t.lex_seq, t.uuid FROM {table} t WHERE t.lex_tsv @@ %s::tsquery"
+                    f" AND {sql_where} ORDER BY t.lex_seq DESC LIMIT {lexical_plan.FILL_ROWS}",
+                    [query, *params],
+                )
+                uuid_of = {int(r["lex_seq"]): str(r["uuid"]) for r in latest}
+                rowid_of.update((uuid, rowid) for rowid, uuid in uuid_of.items())
+                scored = index.scores(
+                    [*weighty, *rare], np.asarray(sorted(uuid_of), dtype=np.int64), STANDARD_BM25
+                )
+                filled = [(uuid_of[rowid], score) for rowid, score in scored.items()]
+                found = sorted([*found, *filled], key=lambda x: (-x[1], x[0]))[:limit]
+            best = found
+        else:
+            ranked = index.best_rows(phrases, rare, owner, limit)
+            if plan.has_fill and len(ranked) < limit:
+                # The newest FILL_ROWS rows of the owner matching (weighty...) NOT
+                # (rare...), ranked by that expression's terms, as FTS5 ranks the fill
+                # (lexical/plan.py).
+                newest = index.newest(weighty, rare, owner, None, lexical_plan.FILL_ROWS)
+                ranked += index.best_rows([*weighty, *rare], weighty, owner, limit, newest)
+            rowid_of.update((uuid, rowid) for uuid, _, rowid in ranked)
+            best = sorted([(u, score) for u, score, _ in ranked], key=lambda x: (-x[1], x[0]))
+            best = best[:limit]
+        if bm25 == STANDARD_BM25 or not best:
+            return best
+        # Re-scored over every term of the query, in its order, as SQLite re-scores (the
+        # copy knows each row's number: no SQL).
+        scorer = partial(index.scores, [stem[t] for t in terms], bm25=bm25)
+        return lexical_bm25.rescored(best, rowid_of, scorer)
 
     def _candidates(
         self,

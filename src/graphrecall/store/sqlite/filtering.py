@@ -10,14 +10,12 @@ from graphrecall.domain.models import Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import owner_field
 from graphrecall.store.base import Scope
+from graphrecall.store.predicates import restricted
 from graphrecall.store.sqlite import rows as rowmap
 from graphrecall.store.sqlite.connection import Database
 from graphrecall.store.sqlite.filter_columns import Columns, FilterColumns, covers
 
-
-def restricted(kind: type[Record], scope: Scope, where: Predicate | None) -> bool:
-    """Whether a search allows fewer rows than its owner's all."""
-    return where is not None or bool(set(scope) - {owner_field(kind)})
+__all__ = ["FilterCopies", "restricted"]
 
 
 class FilterCopies:

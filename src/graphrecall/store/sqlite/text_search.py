@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import threading
 import time
 from collections import OrderedDict
@@ -31,6 +30,7 @@ from graphrecall.domain.scopes import (
 from graphrecall.store.base import LexicalSearch, Scope
 from graphrecall.store.lexical import bm25 as lexical_bm25
 from graphrecall.store.lexical import plan as lexical_plan
+from graphrecall.store.lexical import postings
 from graphrecall.store.lexical.postings import TermIndex
 from graphrecall.store.sqlite import fts5, term_index
 from graphrecall.store.sqlite import rows as rowmap
@@ -286,35 +286,21 @@ class TextSearch(LexicalSearch):
         masked: bool,
     ) -> list[tuple[str, float]] | None:
         """The best ``limit`` rows of the term index's ranked ``chunks`` that pass the
-        filter in SQL; None when the filter passes so few that FTS5 should answer (or,
-        for chunks ranked from the filter columns, when SQL disagrees with them)."""
-        checked = 0
-        found: list[tuple[str, float]] = []
-        for rowids, scores in chunks:
-            if checked:
-                # The filter passes few of the best rows (so far len(found) of checked):
-                # when filling the page would take more than the budget, FTS5 answers,
-                # since it filters as it ranks.
-                rate = len(found) / checked
-                needed = (limit - len(found)) / rate if rate else math.inf
-                if checked + needed > TERM_INDEX_CHECK_MAX:
-                    return None
-            score_of = dict(zip(rowids.tolist(), scores.tolist(), strict=True))
+        filter in SQL (``postings.checked``); None when FTS5 should answer."""
+
+        def check(rowids: list[int]) -> list[tuple[int, str]]:
             # CROSS JOIN: look the rows up by rowid, never scan an index of the filter.
             rows = self.db.read(
                 f"SELECT t.rowid, t.uuid FROM json_each(?) j CROSS JOIN {table} t"
                 f" ON t.rowid = j.value WHERE {sql_where}",
-                [json.dumps(list(score_of)), *params],
+                [json.dumps(rowids), *params],
             )
-            if masked and len(rows) < len(score_of):
-                log.warning("the filter columns of %s disagree with SQL: using FTS5", table)
-                return None
-            found += [(r[1], score_of[r[0]]) for r in rows]
-            checked += len(score_of)
-            if len(found) >= limit:
-                break
-        found.sort(key=lambda r: (-r[1], r[0]))
-        return found[:limit]
+            return [(int(r[0]), str(r[1])) for r in rows]
+
+        found = postings.checked(chunks, check, limit, TERM_INDEX_CHECK_MAX, masked)
+        if found is None and masked:
+            log.warning("the filter columns of %s disagree with SQL (or pass few rows)", table)
+        return found
 
     def _term_index(self, kind: type[Record], *, any_size: bool = False) -> TermIndex | None:
         """The current in-memory term index of ``kind``'s table, if it is big enough to

@@ -1,0 +1,37 @@
+"""Health and upkeep of the PostgreSQL store's in-process copies: the text tables'
+postings (``term_index.py``) and the change log they catch up from."""
+
+from __future__ import annotations
+
+from graphrecall.domain.scopes import SCOPE_OF, TABLES, TEXT_TABLES, owner_field
+from graphrecall.store.base import Maintenance
+from graphrecall.store.postgres.text_search import TextSearch
+
+
+class PostgresMaintenance(Maintenance):
+    def __init__(self, text: TextSearch) -> None:
+        self._text = text
+
+    def text_index_status(self) -> dict[str, int]:
+        return self._text.indexes.status()
+
+    def cache_status(self) -> dict[str, dict[str, int]]:
+        indexes = self._text.indexes
+        return {"term_indexes": {**indexes.status(), "bytes": indexes.memory_bytes()}}
+
+    def compact_text_indexes(self) -> bool:
+        """Prune the change log (the only upkeep PostgreSQL leaves to the store)."""
+        return self._text.indexes.prune_log()
+
+    def refresh_text_indexes(self) -> None:
+        """Catch up (or read again) the copies of the tables searched from a copy."""
+        for kind, table in TABLES.items():
+            if self._text.indexes.has(table):
+                self._text.indexes.current(table, owner_field(kind), SCOPE_OF[kind].text_weights)
+
+    def wait_until_warm(self, timeout: float = 120.0) -> bool:
+        """Read every text table whole (the big ones in the background) and wait."""
+        for kind, table in TABLES.items():
+            if table in TEXT_TABLES:
+                self._text.indexes.current(table, owner_field(kind), SCOPE_OF[kind].text_weights)
+        return self._text.indexes.wait(timeout)

@@ -1,0 +1,153 @@
+"""The in-memory postings copies on PostgreSQL (``store/postgres/term_index.py``): a write
+through another store (another process's, in a deployment) is searched by the next
+search, caught up from the change log, with the answers SQLite gives for the same writes;
+many changes are caught up apart while SQL answers; a pruned log has the copy read again;
+a transaction's search sees its own uncommitted writes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graphrecall.domain.ids import new_id
+from graphrecall.domain.models import Edge
+from graphrecall.store import Store, open_store
+from graphrecall.store.postgres import term_index
+from tests.store.conformance.records import edge, node
+
+Search = list[tuple[str, float]]
+QUERIES = [["zebra"], ["alpha", "zebra"], ["alpha"], ["beta", "gamma"], ["quokka"]]
+
+
+def indexes(store: Store) -> term_index.TermIndexes:
+    found: term_index.TermIndexes = getattr(store, "_lexical").indexes  # noqa: B009
+    return found
+
+
+def search(store: Store, graph: str, terms: list[str]) -> Search:
+    return store.text_search(Edge, {"graph_uuid": graph}, terms, limit=10)
+
+
+def same(got: Search, want: Search, terms: Any) -> None:
+    assert [u for u, _ in got] == [u for u, _ in want], terms
+    np.testing.assert_allclose([s for _, s in got], [s for _, s in want], rtol=1e-9)
+
+
+@pytest.fixture()
+def stores(
+    tmp_path: Path, pg_url: str, open_pg: Callable[[str], Store]
+) -> Iterator[tuple[Store, Store, Store]]:
+    """Two stores on one PostgreSQL schema (as two processes would open it) and a SQLite
+    store given the same writes."""
+    sqlite = open_store(tmp_path / "mirror.db")
+    yield open_pg(pg_url), open_pg(pg_url), sqlite
+    sqlite.close()
+
+
+def test_another_stores_writes_are_searched_from_the_copy(
+    stores: tuple[Store, Store, Store],
+) -> None:
+    reader, writer, sqlite = stores
+    graph, other = new_id(), new_id()
+    a, b = node(graph, "A"), node(graph, "B")
+    first = [edge(graph, a, b, f"alpha beta number {i}", t=i) for i in range(30)]
+    first.append(edge(other, a, b, "alpha zebra elsewhere", t=31))
+    for store in (writer, sqlite):
+        store.insert(first)
+    for terms in QUERIES:
+        same(search(reader, graph, terms), search(sqlite, graph, terms), terms)
+    assert indexes(reader).has("edges")  # read by the search itself (a small table)
+    caught = indexes(reader).caught_up
+
+    # Through the other store: new rows, a rewritten one, a deleted one.
+    added = [edge(graph, a, b, "zebra gamma beta", t=40), edge(graph, a, b, "quokka", t=41)]
+    rewritten = first[3].model_copy(update={"fact": "zebra alpha alpha"})
+    for store in (writer, sqlite):
+        store.insert(added)
+        store.update(rewritten, ["fact"])
+        store.delete(Edge, {"graph_uuid": graph, "uuid": first[5].uuid})
+    for terms in QUERIES:
+        same(search(reader, graph, terms), search(sqlite, graph, terms), terms)
+    assert {u for u, _ in search(reader, graph, ["zebra"])} == {
+        added[0].uuid,
+        rewritten.uuid,
+    }
+    assert first[5].uuid not in {u for u, _ in search(reader, graph, ["alpha"])}
+    assert indexes(reader).caught_up > caught  # the copy answered, caught up
+
+
+def test_many_changes_are_caught_up_apart(
+    stores: tuple[Store, Store, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reader, writer, sqlite = stores
+    graph = new_id()
+    a, b = node(graph, "A"), node(graph, "B")
+    seed = [edge(graph, a, b, "alpha beta", t=0)]
+    for store in (writer, sqlite):
+        store.insert(seed)
+    search(reader, graph, ["alpha"])
+    monkeypatch.setattr(term_index, "INLINE_MAX", 2)
+    more = [edge(graph, a, b, f"zebra alpha {i}", t=i + 1) for i in range(10)]
+    for store in (writer, sqlite):
+        store.insert(more)
+    for terms in QUERIES:  # SQL answers while a thread catches the copy up
+        same(search(reader, graph, terms), search(sqlite, graph, terms), terms)
+    assert indexes(reader).wait(30)
+    assert indexes(reader).status()["caught_up"] >= 1
+    for terms in QUERIES:
+        same(search(reader, graph, terms), search(sqlite, graph, terms), terms)
+
+
+def test_a_copy_behind_the_pruned_log_is_read_again(
+    stores: tuple[Store, Store, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reader, writer, sqlite = stores
+    graph = new_id()
+    a, b = node(graph, "A"), node(graph, "B")
+    seed = [edge(graph, a, b, "alpha beta", t=0)]
+    for store in (writer, sqlite):
+        store.insert(seed)
+    search(reader, graph, ["alpha"])
+    before = getattr(reader, "_lexical").indexes._current["edges"]  # noqa: B009
+    monkeypatch.setattr(term_index, "LOG_SCAN_MAX", 3)
+    for i in range(10):
+        one = [edge(graph, a, b, f"zebra gamma {i}", t=i + 1)]
+        for store in (writer, sqlite):
+            store.insert(one)
+    assert writer.maintenance.compact_text_indexes()  # the log held over twice 3 entries
+    assert not writer.maintenance.compact_text_indexes()
+    monkeypatch.undo()  # the copy is 10 entries behind: only the pruned floor tells
+    for terms in QUERIES:
+        same(search(reader, graph, terms), search(sqlite, graph, terms), terms)
+    assert indexes(reader).wait(30)
+    after = getattr(reader, "_lexical").indexes._current["edges"]  # noqa: B009
+    assert after is not before and after.delta_rows == 0  # read again whole
+    for terms in QUERIES:
+        same(search(reader, graph, terms), search(sqlite, graph, terms), terms)
+
+
+def test_a_transaction_searches_its_own_writes(stores: tuple[Store, Store, Store]) -> None:
+    reader, _, _ = stores
+    graph = new_id()
+    a, b = node(graph, "A"), node(graph, "B")
+    reader.insert([edge(graph, a, b, "alpha beta", t=0)])
+    search(reader, graph, ["alpha"])
+    fresh = edge(graph, a, b, "zebra", t=1)
+    with reader.transaction():
+        reader.insert([fresh])
+        assert [u for u, _ in search(reader, graph, ["zebra"])] == [fresh.uuid]
+    assert [u for u, _ in search(reader, graph, ["zebra"])] == [fresh.uuid]
+
+
+def test_the_cache_reports_its_copies(stores: tuple[Store, Store, Store]) -> None:
+    reader, _, _ = stores
+    graph = new_id()
+    a, b = node(graph, "A"), node(graph, "B")
+    reader.insert([edge(graph, a, b, "alpha beta", t=0)])
+    assert reader.maintenance.wait_until_warm(30)
+    status = reader.maintenance.cache_status()["term_indexes"]
+    assert status["ready"] >= 1 and status["bytes"] > 0
