@@ -18,7 +18,9 @@ from graphrecall.api.middleware import RequestContext
 from graphrecall.api.zep_v4 import (
     batches,
     context,
+    debug_logs,
     derived,
+    documents,
     edges,
     episodes,
     graphs,
@@ -56,6 +58,8 @@ ZEP_ROUTERS = (
     ontology.router,
     batches.router,
     summary_instructions.router,
+    debug_logs.router,
+    documents.router,
 )
 
 
