@@ -14,11 +14,11 @@ from zep_cloud.errors import BadRequestError, NotFoundError
 from tests.conftest import Server, wait_for_task
 
 
-def _project(server: Server, name: str) -> Zep:
-    """A project of its own: enabling debug logging is project-wide."""
+def project_client(server: Server, name: str) -> Zep:
+    """A client of a new project (enabling debug logging is project-wide)."""
+    command = ["keys", "create", "--project", name]
     key = subprocess.run(
-        [sys.executable, "-m", "graphrecall", "--db", str(server.db), "keys", "create"]
-        + ["--project", name],
+        [sys.executable, "-m", "graphrecall", "--db", str(server.db), *command],
         capture_output=True,
         text=True,
         check=True,
@@ -46,7 +46,7 @@ def _messages(log_entries: list[object]) -> list[str]:
 
 
 def test_debug_logs_and_traces_say_what_ingestion_did(server: Server, zep: Zep) -> None:
-    dz = _project(server, "debug-logs")
+    dz = project_client(server, "debug-logs")
     user = dz.user.create(first_name="Rita")
     thread = dz.thread.create(user_uuid=user.uuid_)
     graph_uuid = str(user.graph_uuid)
@@ -128,10 +128,8 @@ def test_debug_logs_and_traces_say_what_ingestion_did(server: Server, zep: Zep) 
         dz.graph.episode.get_debug_logs(graph_uuid, hello)
 
 
-def test_ignored_roles_are_logged_and_logs_stay_in_their_project(
-    server: Server, zep: Zep
-) -> None:
-    dz = _project(server, "debug-logs-2")
+def test_ignored_roles_are_logged_and_logs_stay_in_their_project(server: Server, zep: Zep) -> None:
+    dz = project_client(server, "debug-logs-2")
     dz.debug_log.enable()
     user = dz.user.create(first_name="Omar")
     thread = dz.thread.create(user_uuid=user.uuid_)
