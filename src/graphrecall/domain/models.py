@@ -358,7 +358,8 @@ class EpisodeDebugLog(Record):
     graph_uuid: str
     status: DebugLogStatus
     entries: list[dict[str, Any]] = Field(default_factory=list)
-    error: str | None = None
+    # (Not ``error``: that name is a JSON column of tasks, store/rows.JSON_FIELDS.)
+    error_message: str | None = None
     started_at: str
     completed_at: str | None = None
 
@@ -375,7 +376,7 @@ class IngestionTrace(Record):
     status: Literal["recorded", "failed"] = "recorded"
     input: Json
     output: Json
-    error: str | None = None
+    error_message: str | None = None
     created_at: str
 
 

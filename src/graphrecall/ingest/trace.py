@@ -268,7 +268,7 @@ class Recorder:
             graph_uuid=graph_uuid,
             status="error" if error else "completed",
             entries=self.entries,
-            error=error,
+            error_message=error,
             started_at=self.started_at,
             completed_at=None if error else now,
         )

@@ -59,13 +59,14 @@ def _log(found: EpisodeDebugLog) -> EpisodeDebugLogWire:
         status=found.status,
         started_at=found.started_at,
         completed_at=found.completed_at,
-        error=found.error,
+        error=found.error_message,
         entries=[DebugLogEntryWire(**e) for e in found.entries],
     )
 
 
 def _trace(t: IngestionTrace) -> IngestionTraceWire:
-    return IngestionTraceWire(**t.model_dump(exclude={"graph_uuid", "episode_uuid", "seq"}))
+    fields = t.model_dump(exclude={"graph_uuid", "episode_uuid", "seq", "error_message"})
+    return IngestionTraceWire(**fields, error=t.error_message)
 
 
 @router.post("/debug-logs/enable", response_model=DebugLoggingEnablementWire)

@@ -393,14 +393,14 @@ MIGRATIONS: list[str] = [
     CREATE INDEX debug_logging_uuid ON debug_logging(uuid);
     CREATE TABLE episode_debug_logs (
         uuid ctext NOT NULL, graph_uuid ctext NOT NULL, status ctext NOT NULL,
-        entries jsonb NOT NULL, error ctext, started_at ctext NOT NULL, completed_at ctext,
+        entries jsonb NOT NULL, error_message ctext, started_at ctext NOT NULL, completed_at ctext,
         PRIMARY KEY (graph_uuid, uuid)
     );
     CREATE INDEX episode_debug_logs_uuid ON episode_debug_logs(uuid);
     CREATE TABLE ingestion_traces (
         uuid ctext NOT NULL, graph_uuid ctext NOT NULL, episode_uuid ctext NOT NULL,
         step ctext NOT NULL, seq bigint NOT NULL, status ctext NOT NULL, input jsonb NOT NULL,
-        output jsonb NOT NULL, error ctext, created_at ctext NOT NULL,
+        output jsonb NOT NULL, error_message ctext, created_at ctext NOT NULL,
         PRIMARY KEY (graph_uuid, uuid)
     );
     CREATE INDEX ingestion_traces_uuid ON ingestion_traces(uuid);

@@ -516,13 +516,13 @@ MIGRATIONS: list[str] = [
     );
     CREATE TABLE episode_debug_logs (
         uuid TEXT PRIMARY KEY, graph_uuid TEXT NOT NULL, status TEXT NOT NULL,
-        entries TEXT NOT NULL, error TEXT, started_at TEXT NOT NULL, completed_at TEXT
+        entries TEXT NOT NULL, error_message TEXT, started_at TEXT NOT NULL, completed_at TEXT
     );
     CREATE INDEX episode_debug_logs_graph ON episode_debug_logs(graph_uuid, uuid);
     CREATE TABLE ingestion_traces (
         uuid TEXT PRIMARY KEY, graph_uuid TEXT NOT NULL, episode_uuid TEXT NOT NULL,
         step TEXT NOT NULL, seq INTEGER NOT NULL, status TEXT NOT NULL, input TEXT NOT NULL,
-        output TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL
+        output TEXT NOT NULL, error_message TEXT, created_at TEXT NOT NULL
     );
     CREATE INDEX ingestion_traces_episode ON ingestion_traces(graph_uuid, episode_uuid, seq);
     CREATE TABLE document_summaries (
