@@ -4,7 +4,7 @@ in order, document summaries built by ingestion and their filters; the error con
 from __future__ import annotations
 
 import pytest
-from zep_cloud import Zep
+from zep_cloud import BatchItemInput, Zep
 from zep_cloud.errors import BadRequestError, NotFoundError
 
 from tests.api.zep_v4.test_debug_logs import project_client
@@ -40,6 +40,28 @@ def test_a_documents_episodes_and_its_summary(zep: Zep) -> None:
     assert len(paged.items) == 2 and paged.has_next
     assert [e.uuid_ for e in paged] == chunks
     assert list(zep.graph.episode.list_for_document(graph.uuid_, "unknown.pdf")) == []
+    # A batch item's document_id groups its episode with the others.
+    batch = zep.batch.create()
+    zep.batch.add_items(
+        batch.uuid_,
+        items=[
+            BatchItemInput(
+                type="graph_episode",
+                graph_uuid=graph.uuid_,
+                data="Payment is due within 30 days.",
+                document_id="contract.pdf",
+                metadata={"page": 3},
+            )
+        ],
+    )
+    processed = zep.batch.process(batch.uuid_)
+    assert processed.task is not None and processed.task.uuid_ is not None
+    assert wait_for_task(zep, processed.task.uuid_) == "succeeded"
+    from_batch = zep.batch.list_items(batch.uuid_).items[0].episode_uuid
+    chunks.append(str(from_batch))
+    assert [e.uuid_ for e in zep.graph.episode.list_for_document(graph.uuid_, "contract.pdf")] == (
+        chunks
+    )
     # A document id is a path segment: one with spaces and dots is still one id.
     spaced = _add(zep, graph.uuid_, "Notes of the call.", "call notes v1.2", 0)
     assert [
@@ -100,7 +122,7 @@ def test_a_documents_episodes_and_its_summary(zep: Zep) -> None:
     assert wait_for_task(zep, cloned.task.uuid_) == "succeeded"
     copied = {s.document_id: s.summary for s in zep.graph.document_summary.list(cloned.graph.uuid_)}
     assert copied == {k: s.summary for k, s in summaries.items()}
-    assert len(list(zep.graph.episode.list_for_document(cloned.graph.uuid_, "contract.pdf"))) == 3
+    assert len(list(zep.graph.episode.list_for_document(cloned.graph.uuid_, "contract.pdf"))) == 4
     zep.graph.episode.delete(graph.uuid_, memo)
     remaining = {s.document_id for s in zep.graph.document_summary.list(graph.uuid_)}
     assert remaining == {"contract.pdf", "call notes v1.2"}
