@@ -62,14 +62,14 @@ def test_a_documents_episodes_and_its_summary(zep: Zep) -> None:
     assert [e.uuid_ for e in zep.graph.episode.list_for_document(graph.uuid_, "contract.pdf")] == (
         chunks
     )
-    # A document id is a path segment: one with spaces and dots is still one id.
-    spaced = _add(zep, graph.uuid_, "Notes of the call.", "call notes v1.2", 0)
+    # The SDK sends a document id into the path as it is: spaces, dots, slashes.
+    spaced = _add(zep, graph.uuid_, "Notes of the call.", "call notes/v1.2", 0)
     assert [
-        e.uuid_ for e in zep.graph.episode.list_for_document(graph.uuid_, "call notes v1.2")
+        e.uuid_ for e in zep.graph.episode.list_for_document(graph.uuid_, "call notes/v1.2")
     ] == [spaced]
 
     summaries = {s.document_id: s for s in zep.graph.document_summary.list(graph.uuid_)}
-    assert set(summaries) == {"contract.pdf", "memo.txt", "call notes v1.2"}
+    assert set(summaries) == {"contract.pdf", "memo.txt", "call notes/v1.2"}
     contract = summaries["contract.pdf"]
     assert contract.uuid_ and contract.created_at and contract.last_summarized_at
     assert contract.summary is not None and contract.summary.startswith("Document contract.pdf.")
@@ -125,7 +125,7 @@ def test_a_documents_episodes_and_its_summary(zep: Zep) -> None:
     assert len(list(zep.graph.episode.list_for_document(cloned.graph.uuid_, "contract.pdf"))) == 4
     zep.graph.episode.delete(graph.uuid_, memo)
     remaining = {s.document_id for s in zep.graph.document_summary.list(graph.uuid_)}
-    assert remaining == {"contract.pdf", "call notes v1.2"}
+    assert remaining == {"contract.pdf", "call notes/v1.2"}
     zep.graph.episode.delete(graph.uuid_, chunks[0])
     assert "contract.pdf" in {s.document_id for s in zep.graph.document_summary.list(graph.uuid_)}
 

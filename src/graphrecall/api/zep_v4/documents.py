@@ -40,8 +40,10 @@ def _summary(s: DocumentSummary) -> DocumentSummaryWire:
     return DocumentSummaryWire(**s.model_dump(exclude={"graph_uuid"}))
 
 
+# The SDK puts a document id into the path as it is: "reports/2024.pdf" arrives as two
+# segments, so the id takes the rest of the path up to "/episodes".
 @router.get(
-    "/graphs/{graph_uuid}/documents/{document_id}/episodes",
+    "/graphs/{graph_uuid}/documents/{document_id:path}/episodes",
     response_model=wire.PageWire[wire.EpisodeWire],
 )
 def list_document_episodes(
