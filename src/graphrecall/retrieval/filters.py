@@ -154,8 +154,9 @@ ACCEPTED: dict[str, tuple[str, ...]] = {
     ),
     "list:episodes": ("mentioned_node_uuids", "metadata_filters", "content_policy_violated"),
     "list:observations": ("date_filters", "property_filters"),
-    "list:thread_summaries": ("date_filters", "metadata_filters", "property_filters"),
-    # A document summary has no properties to filter (metadata: its episodes').
+    # Summaries have no properties to filter (was a 500 on thread summaries: the query
+    # named a column they do not have); their metadata is their episodes'.
+    "list:thread_summaries": ("date_filters", "metadata_filters"),
     "list:document_summaries": ("date_filters", "metadata_filters"),
     "graph:edges": (*_EDGE_ALL, "content_policy_violated"),
 }
