@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from zep_cloud import AddMessage, Zep
 from zep_cloud.errors import BadRequestError, NotFoundError
 
-from tests.conftest import Server, wait_for_task
+from tests.conftest import API_KEY, Server, _free_port, wait_for_task
 
 
 def project_client(server: Server, name: str) -> Zep:
@@ -155,3 +156,20 @@ def test_ignored_roles_are_logged_and_logs_stay_in_their_project(server: Server,
     with pytest.raises(BadRequestError) as info:
         dz.graph.episode.get_debug_logs(graph_uuid, "not-a-uuid")
     assert info.value.body.error.param == "episode_uuid"
+
+
+def test_a_queued_episode_is_running_until_processed(tmp_path: Path) -> None:
+    """With logging on, an episode not processed yet reports ``running`` (no entries):
+    its log is written when the worker applies it."""
+    server = Server(tmp_path / "queued.db", _free_port(), API_KEY, args=("--no-worker",)).start()
+    try:
+        zep = server.client()
+        zep.debug_log.enable()
+        graph = zep.graph.create(name="queued")
+        added = zep.graph.episode.add(graph.uuid_, data="Ada works at Initech.")
+        assert added.episode is not None and added.episode.processed is False
+        log = zep.graph.episode.get_debug_logs(graph.uuid_, str(added.episode.uuid_))
+        assert log.status == "running" and log.started_at and not log.entries
+        assert log.completed_at is None
+    finally:
+        server.stop()
