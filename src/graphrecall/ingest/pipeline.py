@@ -557,6 +557,9 @@ def _edge(
                     rec.fact_dropped(fact, f"{name!r} is not an entity of the ontology (strict)")
                 return None
             node = resolver.resolve(name, [])
+            if rec is not None:  # an end the extractor did not list as an entity
+                new = any(n.uuid == node.uuid for n in resolver.created)
+                rec.entity_resolved(name, node, new, node is resolver.user_node)
             if resolver.created:
                 resolver.created = graph_writes.insert_nodes(ctx.store, resolver.created)
                 outcome.nodes_created += len(resolver.created)
