@@ -18,7 +18,9 @@ from graphrecall.api.middleware import RequestContext
 from graphrecall.api.zep_v4 import (
     batches,
     context,
+    debug_logs,
     derived,
+    documents,
     edges,
     episodes,
     graphs,
@@ -56,6 +58,8 @@ ZEP_ROUTERS = (
     ontology.router,
     batches.router,
     summary_instructions.router,
+    debug_logs.router,
+    documents.router,
 )
 
 
@@ -154,8 +158,9 @@ def _add_unbuilt_routes(app: FastAPI, prefix: str) -> None:
     """
     # Read off the routers: FastAPI 0.165 lists an included router as one entry of
     # app.routes, not as its routes.
+    # (A ``{name:path}`` parameter is the reference's ``{name}``: documents' ids.)
     built = {
-        (method, route.path)
+        (method, route.path.replace(":path}", "}"))
         for router in ZEP_ROUTERS
         for route in router.routes
         if isinstance(route, APIRoute)

@@ -87,6 +87,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         help="only the first N messages of each sample (a small, fixed message count)",
     )
+    parser.add_argument(
+        "--debug-log",
+        action="store_true",
+        help="offline run with debug logging on (every episode's log and traces recorded),"
+        " to measure what recording costs",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -121,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
             "backend": "postgresql" if args.db else "sqlite",
             "max_turns": args.max_turns,
             "workers": workers,
+            "debug_log": args.debug_log,
         },
         "messages": sum(len(s.turns) for s in samples),
         "sessions": sum(len(s.sessions) for s in samples),
@@ -143,7 +150,9 @@ def run(args: argparse.Namespace) -> int:
         if args.mode in ("both", "offline"):
             db = _fresh(work / "ingest-offline.db", args.db)
             print("offline: services + worker tasks in-process", flush=True)
-            run_offline = ingest_offline(db, samples, log=_log, worker_threads=args.threads)
+            run_offline = ingest_offline(
+                db, samples, log=_log, worker_threads=args.threads, debug_log=args.debug_log
+            )
             result["runs"]["offline"] = _describe(db, run_offline)
             facts_from = (db, run_offline)
         for count in workers:

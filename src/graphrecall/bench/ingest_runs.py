@@ -218,11 +218,13 @@ def ingest_offline(
     *,
     log: Log = print,
     worker_threads: int | None = None,
+    debug_log: bool = False,
 ) -> IngestRun:
     """The same users, threads and messages through the services in-process; then every
-    queued task run by the worker's code (``drain_tasks``), timed alone."""
+    queued task run by the worker's code (``drain_tasks``), timed alone. ``debug_log``:
+    with the project's debug logging on (ingest/trace.py records every episode)."""
     from graphrecall.domain.inputs import MessageCreate, MessagesAdd, UserCreate
-    from graphrecall.services import projects, threads, users
+    from graphrecall.services import debug_logs, projects, threads, users
     from graphrecall.services.context import Context
     from graphrecall.store import open_store
 
@@ -231,6 +233,8 @@ def ingest_offline(
         embedder, extractor, model_load_s = timed_models()
         ctx = Context(store=store, embedder=embedder)
         project = projects.get_or_create_project(store)
+        if debug_log:
+            debug_logs.enable(ctx, project)
         done: list[IngestedSample] = []
         messages = sessions = 0
         started = time.perf_counter()

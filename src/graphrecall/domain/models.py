@@ -337,3 +337,56 @@ class ContextTemplate(Record):
     template: str
     created_at: str
     updated_at: str
+
+
+class DebugLogging(Record):
+    """A project's debug logging switch (``uuid`` = the project's): episodes ingested
+    before ``enabled_until`` get a debug log and ingestion traces (ingest/trace.py)."""
+
+    project_uuid: str
+    enabled_until: str
+    updated_at: str
+
+
+DebugLogStatus = Literal["running", "completed", "error"]
+
+
+class EpisodeDebugLog(Record):
+    """What ingestion did with one episode (``uuid`` = the episode's), in words:
+    ``entries`` are ``{"level", "logged_at", "message"}``, oldest first."""
+
+    graph_uuid: str
+    status: DebugLogStatus
+    entries: list[dict[str, Any]] = Field(default_factory=list)
+    # (Not ``error``: that name is a JSON column of tasks, store/rows.JSON_FIELDS.)
+    error_message: str | None = None
+    started_at: str
+    completed_at: str | None = None
+
+
+class IngestionTrace(Record):
+    """One ingestion step of one episode (``combined_extraction``, ``resolve_nodes``,
+    ``resolve_edges``): its input and output as the Zep wire has them, each output
+    entry with the explanation of the decision taken on it."""
+
+    graph_uuid: str
+    episode_uuid: str
+    step: str
+    seq: int  # the step's position within the episode's traces
+    status: Literal["recorded", "failed"] = "recorded"
+    input: Json
+    output: Json
+    error_message: str | None = None
+    created_at: str
+
+
+class DocumentSummary(Record):
+    """A summary of the episodes of one document (``Episode.document_id``) of a graph,
+    kept up to date by ingestion as thread summaries are."""
+
+    graph_uuid: str
+    document_id: str
+    summary: str
+    created_at: str
+    last_summarized_at: str | None = None
+    last_summarized_episode_valid_at: str | None = None

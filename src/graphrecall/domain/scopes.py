@@ -19,9 +19,13 @@ from graphrecall.domain.models import (
     Batch,
     BatchItem,
     ContextTemplate,
+    DebugLogging,
+    DocumentSummary,
     Edge,
     Episode,
+    EpisodeDebugLog,
     Graph,
+    IngestionTrace,
     Memory,
     MemoryEvent,
     Node,
@@ -71,6 +75,10 @@ TABLES: dict[type[Record], str] = {
     Batch: "batches",
     BatchItem: "batch_items",
     SummaryInstructions: "summary_instructions",
+    DebugLogging: "debug_logging",
+    EpisodeDebugLog: "episode_debug_logs",
+    IngestionTrace: "ingestion_traces",
+    DocumentSummary: "document_summaries",
 }
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import (
+    DocumentSummary,
     Edge,
     Episode,
     Node,
@@ -34,7 +35,14 @@ from graphrecall.store.base import Store
 CLONE_TASK = "graph.clone"
 PAGE = 500
 # Episodes first: the links of the others point at them; nodes before the edges on them.
-KINDS: tuple[type[Record], ...] = (Episode, Node, Edge, Observation, ThreadSummary)
+KINDS: tuple[type[Record], ...] = (
+    Episode,
+    Node,
+    Edge,
+    Observation,
+    ThreadSummary,
+    DocumentSummary,
+)
 LINKED: tuple[type[Record], ...] = (Node, Edge, Observation)
 
 

@@ -23,7 +23,14 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from graphrecall.domain.models import Edge, Episode, Node
+from graphrecall.domain.models import (
+    DocumentSummary,
+    Edge,
+    Episode,
+    EpisodeDebugLog,
+    IngestionTrace,
+    Node,
+)
 from graphrecall.domain.predicates import And, Column, Predicate
 from graphrecall.ingest.degree import NodeKey, degree_changes
 from graphrecall.ingest.indexed_text import CONTEXT_MESSAGES, facts_text, thread_texts
@@ -86,6 +93,14 @@ def delete_episodes(store: Store, graph_uuid: str, uuids: Sequence[str]) -> int:
         gone = store.find(Episode, {"graph_uuid": graph_uuid, "uuid": list(uuids)})
         deleted = store.delete(Episode, {"graph_uuid": graph_uuid, "uuid": list(uuids)})
         _refresh_around(store, gone)
+        # What ingestion recorded about them goes with them (ingest/trace.py), and so
+        # does the summary of a document none of whose episodes remain.
+        store.delete(EpisodeDebugLog, {"graph_uuid": graph_uuid, "uuid": list(uuids)})
+        store.delete(IngestionTrace, {"graph_uuid": graph_uuid, "episode_uuid": list(uuids)})
+        for document_id in sorted({e.document_id for e in gone if e.document_id}):
+            scope = {"graph_uuid": graph_uuid, "document_id": document_id}
+            if store.count(Episode, scope) == 0:
+                store.delete(DocumentSummary, scope)
     return deleted
 
 

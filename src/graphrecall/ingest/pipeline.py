@@ -32,7 +32,7 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
-from graphrecall.ingest import derive, graph_writes, temporal
+from graphrecall.ingest import derive, documents, graph_writes, temporal, trace
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records, episode_vector_texts, text_of
 from graphrecall.ingest.resolution import (
@@ -138,6 +138,10 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
         or (project.default_time_zone if project else None)
     )
     inputs = [_input(e, graph, user, user_node, ontology) for e in episodes]
+    # Debug logging on: what is done with each episode is recorded (ingest/trace.py).
+    recorders = (
+        [trace.Recorder(e) for e in episodes] if trace.enabled(store, graph.project_uuid) else []
+    )
     skip = {u for t in tasks for u in t.payload.get("skip_extraction", [])}
     to_extract = [i for i, e in enumerate(episodes) if e.uuid not in skip]
     extractions: dict[int, Extraction] = {}
@@ -150,9 +154,18 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
                 if read is not None:
                     extractions[i] = read
                     to_extract.remove(i)
+                    if recorders:
+                        recorders[i].extraction(inputs[i], read, "JSON record, by its keys")
     if ctx.extractor is not None and to_extract:
         results = ctx.extractor.extract([inputs[i] for i in to_extract])
         extractions.update(zip(to_extract, results, strict=True))
+        for i, result in zip(to_extract, results, strict=True) if recorders else ():
+            recorders[i].extraction(inputs[i], result, type(ctx.extractor).__name__)
+    for i, episode in enumerate(episodes) if recorders else ():
+        if episode.uuid in skip:
+            recorders[i].log("info", "extraction skipped: the message's role is ignored")
+        elif ctx.extractor is None:
+            recorders[i].log("info", "extraction skipped: no extractor is configured")
     # Episodes and the facts' texts in one call (fact texts become edge texts; a fact that
     # turns out to restate a known edge costs one wasted vector).
     # An episode's vector text is contextual (its date and the message it replies to).
@@ -169,7 +182,8 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
             for i, episode in enumerate(batch.episodes, start=batch.first):
                 # Counted only once committed: a failed episode leaves no trace.
                 outcome = Outcome()
-                with store.transaction():
+                rec = recorders[i] if recorders else None
+                with trace.failure_logged(store, graph.uuid, rec), store.transaction():
                     current = store.get(Episode, episode.uuid, {"graph_uuid": graph.uuid})
                     if current is None or current.processed:
                         # Done meanwhile by a worker that took this task over when this
@@ -188,10 +202,13 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
                             strict,
                             outcome,
                             tz,
+                            rec,
                         )
                     _store_vectors(ctx, vectors, [episode], {}, episode_texts)
                     _store_vectors(ctx, vectors, outcome.fresh, unembedded)
                     store.update(episode.model_copy(update={"processed": True}))
+                    if rec is not None:
+                        rec.write(store, graph.uuid)
                 batch.outcome.add(outcome)
     finally:
         # What the run changed, with its final text, in one embedding call. (Also after a
@@ -405,6 +422,7 @@ def _apply(
     strict: bool,
     outcome: Outcome,
     tz: str | None,
+    rec: trace.Recorder | None = None,
 ) -> None:
     store = ctx.store
     speaker_is_user = (
@@ -417,9 +435,15 @@ def _apply(
         keep, labels = map_label(entity.label, ontology, strict)
         is_speaker = item.speaker is not None and entity.name == item.speaker
         if not keep and not is_speaker:
+            if rec is not None:
+                rec.entity_dropped(entity.name, entity.label, "not a type of the ontology (strict)")
             continue
+        known = len(resolver.created)  # nodes it had made before this entity
         node = resolver.resolve(entity.name, labels, is_speaker_user=is_speaker and speaker_is_user)
         nodes[entity.name.casefold()] = node
+        if rec is not None:
+            new = any(n.uuid == node.uuid for n in resolver.created[known:])
+            rec.entity_resolved(entity.name, node, new, node is resolver.user_node)
     created = [
         n for n in resolver.created if store.get(Node, n.uuid, {"graph_uuid": n.graph_uuid}) is None
     ]
@@ -436,7 +460,7 @@ def _apply(
     touched: dict[str, None] = {}  # the facts' ends, read once after the facts are written
     seen: set[tuple[str, str, str]] = set()
     for fact in extraction.facts:
-        edge = _edge(ctx, graph, episode, fact, nodes, resolver, ontology, strict, outcome, tz)
+        edge = _edge(ctx, graph, episode, fact, nodes, resolver, ontology, strict, outcome, tz, rec)
         if edge is None:
             continue
         # One statement is one fact: a second reading of a clause (same source, same
@@ -446,6 +470,8 @@ def _apply(
             (edge.source_node_uuid, "", " ".join(edge.fact.casefold().split())),
         ]
         if any(k in seen for k in keys):
+            if rec is not None:
+                rec.fact_dropped(fact, "a second reading of a statement already taken")
             continue
         seen.update(keys)
         restated = find_restatement(
@@ -458,6 +484,7 @@ def _apply(
                 store.update(restated)
             outcome.edges_merged += 1
             final = restated
+            changed: list[Edge] = []
         else:
             edge, changed = invalidate(store, edge, contradicted_by(store, graph.uuid, edge))
             graph_writes.insert_edges(store, [edge])
@@ -467,6 +494,14 @@ def _apply(
             outcome.touch(edge)
             outcome.fresh.append(edge)
             final = edge
+        if rec is not None:
+            rec.fact_resolved(
+                fact,
+                final,
+                merged=restated is not None,
+                invalidated=changed,
+                times=trace.times_explained(fact, final, episode),
+            )
         new_facts.append(final)
         touched.update(dict.fromkeys((final.source_node_uuid, final.target_node_uuid)))
         supporting = store.episodes_of(Edge, final.graph_uuid, [final.uuid])[final.uuid][0]
@@ -491,6 +526,7 @@ def _apply(
     summary = derive.thread_summary(store, episode, new_facts, speakers)
     if summary is not None:
         outcome.touch(summary)
+    documents.summarise(store, episode, new_facts)
 
 
 def _edge(
@@ -504,18 +540,26 @@ def _edge(
     strict: bool,
     outcome: Outcome,
     tz: str | None,
+    rec: trace.Recorder | None = None,
 ) -> Edge | None:
     relation = _RELATION.sub("_", fact.relation.upper()).strip("_") or "RELATES_TO"
     mapped = map_relation(relation, ontology, strict)
     if mapped is None:
+        if rec is not None:
+            rec.fact_dropped(fact, f"{relation} is not an edge type of the ontology (strict)")
         return None
     ends = []
     for name in (fact.source, fact.target):
         node = nodes.get(name.casefold())
         if node is None:
             if strict and _types(ontology, "entity_types"):
+                if rec is not None:
+                    rec.fact_dropped(fact, f"{name!r} is not an entity of the ontology (strict)")
                 return None
             node = resolver.resolve(name, [])
+            if rec is not None:  # an end the extractor did not list as an entity
+                new = any(n.uuid == node.uuid for n in resolver.created)
+                rec.entity_resolved(name, node, new, node is resolver.user_node)
             if resolver.created:
                 resolver.created = graph_writes.insert_nodes(ctx.store, resolver.created)
                 outcome.nodes_created += len(resolver.created)
@@ -527,6 +571,8 @@ def _edge(
         ends.append(node)
     source, target = ends
     if source.uuid == target.uuid:
+        if rec is not None:
+            rec.fact_dropped(fact, f"both ends are the node {source.name!r}")
         return None
     stamp = clock.now()
     valid = temporal.resolve(fact.valid_at, episode.reference_time, tz) or episode.reference_time

@@ -33,6 +33,9 @@ class ExtractedFact(BaseModel):
     # against the episode's reference time; or RFC 3339 timestamps.
     valid_at: str | None = None
     invalid_at: str | None = None
+    # Which rule of the offline extractor read it ("clause", "statement", "caption"), or
+    # "json_record"; shown in ingestion traces. None from a model.
+    rule: str | None = None
 
 
 class Extraction(BaseModel):

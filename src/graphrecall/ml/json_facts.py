@@ -216,7 +216,14 @@ class _Reader:
             text = f"{source}'s {words} is {target}"
         relation = _fitting_type(self.edge_types, relation, _words(key)) or relation
         self.facts.append(
-            ExtractedFact(source=source, relation=relation, target=target, fact=text, valid_at=when)
+            ExtractedFact(
+                source=source,
+                relation=relation,
+                target=target,
+                fact=text,
+                valid_at=when,
+                rule="json_record",
+            )
         )
 
 

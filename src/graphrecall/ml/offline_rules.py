@@ -149,6 +149,7 @@ class Rules:
                     fact=f"{self.speaker} said {text}"[:500],
                     valid_at=valid,
                     invalid_at=invalid,
+                    rule="statement",
                 )
             )
         return Extraction(entities=list(self.entities.values()), facts=facts)
@@ -399,6 +400,7 @@ class Rules:
                     fact=fact_text,
                     valid_at=valid,
                     invalid_at=invalid,
+                    rule="clause",
                 )
             )
 
@@ -435,6 +437,7 @@ class Rules:
                 relation=relation_name("shares", noun, "of"),
                 target=self._entity(_compound(target), None),
                 fact=f"{self.speaker} shared {article} {noun} of {shown}"[:500],
+                rule="caption",
             )
         )
 

@@ -115,6 +115,7 @@ Target = Literal[
     "list:episodes",
     "list:observations",
     "list:thread_summaries",
+    "list:document_summaries",
     "graph:edges",  # neighbours, subgraph and get_context: filters on the edges traversed
 ]
 
@@ -153,7 +154,10 @@ ACCEPTED: dict[str, tuple[str, ...]] = {
     ),
     "list:episodes": ("mentioned_node_uuids", "metadata_filters", "content_policy_violated"),
     "list:observations": ("date_filters", "property_filters"),
-    "list:thread_summaries": ("date_filters", "metadata_filters", "property_filters"),
+    # Summaries have no properties to filter (was a 500 on thread summaries: the query
+    # named a column they do not have); their metadata is their episodes'.
+    "list:thread_summaries": ("date_filters", "metadata_filters"),
+    "list:document_summaries": ("date_filters", "metadata_filters"),
     "graph:edges": (*_EDGE_ALL, "content_policy_violated"),
 }
 
@@ -219,7 +223,11 @@ def to_predicate(filters: Filters, target: Target) -> p.Predicate | None:
         for i, pf in enumerate(f.property_filters):
             parts.append(_property(pf, f"filters.property_filters[{i}]"))
     if f.date_filters and f.date_filters.any_of:
-        only_created = target in ("list:observations", "list:thread_summaries")
+        only_created = target in (
+            "list:observations",
+            "list:thread_summaries",
+            "list:document_summaries",
+        )
         parts.append(_dates(f.date_filters, only_created))
     if f.metadata_filters is not None:
         _check_metadata_limits(f.metadata_filters)

@@ -14,9 +14,12 @@ from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.inputs import GraphCreate, GraphUpdate
 from graphrecall.domain.models import (
+    DocumentSummary,
     Edge,
     Episode,
+    EpisodeDebugLog,
     Graph,
+    IngestionTrace,
     Node,
     Observation,
     Page,
@@ -159,7 +162,16 @@ def clone_graph(ctx: Context, project: Project, graph_uuid: str) -> tuple[Graph,
 def purge_graph_data(ctx: Context, graph_uuid: str) -> None:
     """Delete everything stored in a graph (inside the caller's transaction). Plain
     deletes: no record whose search columns they would move is left."""
-    for kind in (Edge, Node, Episode, Observation, ThreadSummary):
+    for kind in (
+        Edge,
+        Node,
+        Episode,
+        Observation,
+        ThreadSummary,
+        DocumentSummary,
+        EpisodeDebugLog,
+        IngestionTrace,
+    ):
         ctx.store.delete(kind, {"graph_uuid": graph_uuid})
 
 

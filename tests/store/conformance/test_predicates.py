@@ -18,7 +18,15 @@ import pytest
 
 from graphrecall.domain import predicates as p
 from graphrecall.domain.ids import new_id
-from graphrecall.domain.models import Edge, Episode, Memory, Node, PageRequest, Record
+from graphrecall.domain.models import (
+    DocumentSummary,
+    Edge,
+    Episode,
+    Memory,
+    Node,
+    PageRequest,
+    Record,
+)
 from graphrecall.store import Store
 from tests.store.conformance.records import at, edge, episode, memory, node
 
@@ -252,3 +260,32 @@ def test_memory_predicates(
 def test_an_unknown_field_is_refused(store: Store) -> None:
     with pytest.raises(ValueError):
         store.find(Node, {"graph_uuid": new_id()}, where=p.Column("no_such_field", "eq", 1))
+
+
+def test_document_summaries_by_their_episodes_metadata(store: Store) -> None:
+    """A document summary passes an episode-metadata filter when an episode of its
+    document (in its graph: document ids are the caller's, not unique) passes it."""
+    g, other = new_id(), new_id()
+
+    def summary(graph: str, document_id: str) -> DocumentSummary:
+        return DocumentSummary(
+            uuid=new_id(), graph_uuid=graph, document_id=document_id, summary="s", created_at=at(1)
+        )
+
+    a, b, c = summary(g, "a.pdf"), summary(g, "b.pdf"), summary(other, "b.pdf")
+    store.insert(
+        [
+            episode(g, "1", document_id="a.pdf", metadata={"page": 1}),
+            episode(g, "2", document_id="a.pdf", metadata={"page": 2}),
+            episode(g, "3", document_id="b.pdf", metadata={"page": 3}),
+            episode(other, "4", document_id="b.pdf", metadata={"page": 2}),
+            a,
+            b,
+            c,
+        ]
+    )
+    pred = p.EpisodeMetadata(p.JsonPath("metadata", "page", "eq", 2))
+    assert store.find(DocumentSummary, {"graph_uuid": g}, where=pred) == [a]
+    assert store.find(DocumentSummary, {"graph_uuid": other}, where=pred) == [c]
+    three = p.EpisodeMetadata(p.JsonPath("metadata", "page", "gte", 3))
+    assert store.count(DocumentSummary, {"graph_uuid": g}, three) == 1

@@ -427,6 +427,38 @@ MIGRATIONS: list[str] = [
     # 9: the change log the processes' in-memory postings copies catch up from
     # (store/postgres/term_index.py).
     CHANGE_LOG_SQL + "".join(_logged(t) for t in TEXT_TABLES),
+    # 10: debug logs, ingestion traces, document summaries, as SQLite's migration 21.
+    """
+    CREATE TABLE debug_logging (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, enabled_until ctext NOT NULL,
+        updated_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX debug_logging_uuid ON debug_logging(uuid);
+    CREATE TABLE episode_debug_logs (
+        uuid ctext NOT NULL, graph_uuid ctext NOT NULL, status ctext NOT NULL,
+        entries jsonb NOT NULL, error_message ctext, started_at ctext NOT NULL, completed_at ctext,
+        PRIMARY KEY (graph_uuid, uuid)
+    );
+    CREATE INDEX episode_debug_logs_uuid ON episode_debug_logs(uuid);
+    CREATE TABLE ingestion_traces (
+        uuid ctext NOT NULL, graph_uuid ctext NOT NULL, episode_uuid ctext NOT NULL,
+        step ctext NOT NULL, seq bigint NOT NULL, status ctext NOT NULL, input jsonb NOT NULL,
+        output jsonb NOT NULL, error_message ctext, created_at ctext NOT NULL,
+        PRIMARY KEY (graph_uuid, uuid)
+    );
+    CREATE INDEX ingestion_traces_uuid ON ingestion_traces(uuid);
+    CREATE INDEX ingestion_traces_episode ON ingestion_traces(graph_uuid, episode_uuid, seq);
+    CREATE TABLE document_summaries (
+        uuid ctext NOT NULL, graph_uuid ctext NOT NULL, document_id ctext NOT NULL,
+        summary ctext NOT NULL, created_at ctext NOT NULL, last_summarized_at ctext,
+        last_summarized_episode_valid_at ctext, PRIMARY KEY (graph_uuid, uuid)
+    );
+    CREATE INDEX document_summaries_uuid ON document_summaries(uuid);
+    CREATE UNIQUE INDEX document_summaries_document
+        ON document_summaries(graph_uuid, document_id);
+    CREATE INDEX episodes_document ON episodes(graph_uuid, document_id, created_at)
+        WHERE document_id IS NOT NULL;
+    """,
 ]
 
 

@@ -104,6 +104,12 @@ class Compiler(SqlCompiler):
                         f"EXISTS (SELECT 1 FROM episodes e WHERE e.graph_uuid = {a}.graph_uuid"
                         f" AND e.thread_uuid = {a}.thread_uuid AND {inner_sql})"
                     )
+                if self.table == "document_summaries":
+                    inner_sql = episode._node(inner, params)
+                    return (
+                        f"EXISTS (SELECT 1 FROM episodes e WHERE e.graph_uuid = {a}.graph_uuid"
+                        f" AND e.document_id = {a}.document_id AND {inner_sql})"
+                    )
                 params.append(self.table)
                 inner_sql = episode._node(inner, params)
                 return (

@@ -507,4 +507,32 @@ MIGRATIONS: list[str] = [
         data TEXT NOT NULL, updated_at TEXT NOT NULL
     );
     """,
+    # 21: debug logging (a project's switch), episodes' debug logs and ingestion traces
+    # (ingest/trace.py), document summaries, and episodes by document.
+    """
+    CREATE TABLE debug_logging (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, enabled_until TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE episode_debug_logs (
+        uuid TEXT PRIMARY KEY, graph_uuid TEXT NOT NULL, status TEXT NOT NULL,
+        entries TEXT NOT NULL, error_message TEXT, started_at TEXT NOT NULL, completed_at TEXT
+    );
+    CREATE INDEX episode_debug_logs_graph ON episode_debug_logs(graph_uuid, uuid);
+    CREATE TABLE ingestion_traces (
+        uuid TEXT PRIMARY KEY, graph_uuid TEXT NOT NULL, episode_uuid TEXT NOT NULL,
+        step TEXT NOT NULL, seq INTEGER NOT NULL, status TEXT NOT NULL, input TEXT NOT NULL,
+        output TEXT NOT NULL, error_message TEXT, created_at TEXT NOT NULL
+    );
+    CREATE INDEX ingestion_traces_episode ON ingestion_traces(graph_uuid, episode_uuid, seq);
+    CREATE TABLE document_summaries (
+        uuid TEXT PRIMARY KEY, graph_uuid TEXT NOT NULL, document_id TEXT NOT NULL,
+        summary TEXT NOT NULL, created_at TEXT NOT NULL, last_summarized_at TEXT,
+        last_summarized_episode_valid_at TEXT
+    );
+    CREATE UNIQUE INDEX document_summaries_document
+        ON document_summaries(graph_uuid, document_id);
+    CREATE INDEX episodes_document ON episodes(graph_uuid, document_id, created_at)
+        WHERE document_id IS NOT NULL;
+    """,
 ]
