@@ -22,6 +22,7 @@ from graphrecall.api.zep_v4 import (
     edges,
     episodes,
     graphs,
+    hyperedges,
     nodes,
     ontology,
     search,
@@ -56,6 +57,7 @@ ZEP_ROUTERS = (
     ontology.router,
     batches.router,
     summary_instructions.router,
+    hyperedges.router,
 )
 
 

@@ -136,6 +136,17 @@ class Edge(Record):
     valid_at: str | None = None
     invalid_at: str | None = None
     expired_at: str | None = None
+    # Set on the member edges of a hyperedge (one fact over three or more nodes): they
+    # share it, their fact and their timestamps.
+    hyperedge_uuid: str | None = None
+
+
+class Hyperedge(Record):
+    """A hyperedge's identity (services/hyperedges.py); its fact, timestamps and nodes are
+    on its member edges (``Edge.hyperedge_uuid``). Kept while it has a member."""
+
+    graph_uuid: str
+    created_at: str
 
 
 class Observation(Record):
@@ -209,6 +220,14 @@ class NodeView(BaseModel):
     degree: int | None = None
     score: float | None = None
     relevance: float | None = None
+
+
+class HyperedgeView(BaseModel):
+    """A hyperedge with its member edges (ordered by uuid), which carry its shared fact
+    and timestamps."""
+
+    hyperedge: Hyperedge
+    members: list[Edge]
 
 
 class EdgeView(BaseModel):

@@ -22,6 +22,7 @@ from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import (
     Edge,
     Episode,
+    Hyperedge,
     Node,
     Observation,
     Record,
@@ -33,8 +34,9 @@ from graphrecall.store.base import Store
 
 CLONE_TASK = "graph.clone"
 PAGE = 500
-# Episodes first: the links of the others point at them; nodes before the edges on them.
-KINDS: tuple[type[Record], ...] = (Episode, Node, Edge, Observation, ThreadSummary)
+# Episodes first: the links of the others point at them; nodes and hyperedges before the
+# edges on them.
+KINDS: tuple[type[Record], ...] = (Episode, Node, Hyperedge, Edge, Observation, ThreadSummary)
 LINKED: tuple[type[Record], ...] = (Node, Edge, Observation)
 
 
@@ -54,6 +56,8 @@ def _copy_page(
         if isinstance(record, Edge):
             update["source_node_uuid"] = new[record.source_node_uuid]
             update["target_node_uuid"] = new[record.target_node_uuid]
+            if record.hyperedge_uuid is not None:
+                update["hyperedge_uuid"] = new[record.hyperedge_uuid]
         copies.append(record.model_copy(update=update))
     uuids = [r.uuid for r in records]
     with store.transaction():

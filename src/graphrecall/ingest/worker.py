@@ -55,7 +55,10 @@ def process_graph_items(ctx: IngestContext, task: Task) -> dict[str, Any]:
     edges: list[Edge] = _fetch(ctx.store, Edge, task.graph_uuid, task.payload.get("edges", []))
     embed_records(ctx.store, ctx.embedder, nodes)
     embed_records(ctx.store, ctx.embedder, edges)
-    return {"edges": [{"uuid": e.uuid} for e in edges]} if edges else {}
+    result: dict[str, Any] = {"edges": [{"uuid": e.uuid} for e in edges]} if edges else {}
+    if "hyperedge_uuid" in task.payload:
+        result["hyperedge_uuid"] = task.payload["hyperedge_uuid"]
+    return result
 
 
 HANDLERS: dict[str, Handler] = {
@@ -63,6 +66,8 @@ HANDLERS: dict[str, Handler] = {
     "thread.add_messages": process_episodes,
     "graph.add_nodes": process_graph_items,
     "graph.add_edges": process_graph_items,
+    "graph.hyperedge.add": process_graph_items,
+    "graph.hyperedge.create_edge": process_graph_items,
     "memory.embed": process_memories,
     batches.ENQUEUE_TASK: batches.enqueue_items,
     clone.CLONE_TASK: clone.clone_graph,

@@ -17,6 +17,7 @@ from graphrecall.domain.models import (
     Edge,
     Episode,
     Graph,
+    Hyperedge,
     Node,
     Observation,
     Page,
@@ -162,7 +163,7 @@ def clone_graph(ctx: Context, project: Project, graph_uuid: str) -> tuple[Graph,
 def purge_graph_data(ctx: Context, graph_uuid: str) -> None:
     """Delete everything stored in a graph (inside the caller's transaction). Plain
     deletes: no record whose search columns they would move is left."""
-    for kind in (Edge, Node, Episode, Observation, ThreadSummary):
+    for kind in (Edge, Hyperedge, Node, Episode, Observation, ThreadSummary):
         ctx.store.delete(kind, {"graph_uuid": graph_uuid})
 
 

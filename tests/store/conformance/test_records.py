@@ -14,6 +14,7 @@ from graphrecall.domain.models import (
     Edge,
     Episode,
     Graph,
+    Hyperedge,
     Memory,
     MemoryEvent,
     Node,
@@ -126,7 +127,9 @@ def one_of_each_kind() -> list[Record]:
             valid_at=at(3),
             invalid_at=at(4),
             expired_at=at(5),
+            hyperedge_uuid=(hyperedge := new_id()),
         ),
+        Hyperedge(uuid=hyperedge, graph_uuid=graph, created_at=at(1)),
         Observation(
             uuid=new_id(),
             graph_uuid=graph,

@@ -384,6 +384,18 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX summary_instructions_uuid ON summary_instructions(uuid);
     """,
+    # 9: hyperedges, as SQLite's migration 21.
+    """
+    ALTER TABLE edges ADD COLUMN hyperedge_uuid ctext;
+    CREATE INDEX edges_hyperedge ON edges(graph_uuid, hyperedge_uuid)
+        WHERE hyperedge_uuid IS NOT NULL;
+    CREATE TABLE hyperedges (
+        uuid ctext NOT NULL, graph_uuid ctext NOT NULL, created_at ctext NOT NULL,
+        PRIMARY KEY (graph_uuid, uuid)
+    );
+    CREATE INDEX hyperedges_uuid ON hyperedges(uuid);
+    CREATE INDEX hyperedges_created ON hyperedges(graph_uuid, created_at, uuid);
+    """,
 ]
 
 

@@ -507,4 +507,15 @@ MIGRATIONS: list[str] = [
         data TEXT NOT NULL, updated_at TEXT NOT NULL
     );
     """,
+    # 21: hyperedges (services/hyperedges.py): member edges carry their hyperedge's uuid.
+    """
+    ALTER TABLE edges ADD COLUMN hyperedge_uuid TEXT;
+    CREATE INDEX edges_hyperedge ON edges(graph_uuid, hyperedge_uuid)
+        WHERE hyperedge_uuid IS NOT NULL;
+    CREATE TABLE hyperedges (
+        uuid TEXT PRIMARY KEY, graph_uuid TEXT NOT NULL, created_at TEXT NOT NULL
+    );
+    CREATE INDEX hyperedges_graph ON hyperedges(graph_uuid, uuid);
+    CREATE INDEX hyperedges_created ON hyperedges(graph_uuid, created_at, uuid);
+    """,
 ]
