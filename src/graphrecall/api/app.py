@@ -29,6 +29,7 @@ from graphrecall.api.zep_v4 import (
     summary_instructions,
     tasks,
     threads,
+    user_groups,
     users,
 )
 from graphrecall.api.zep_v4.reference_routes import ZEP_V4_ROUTES
@@ -58,6 +59,7 @@ ZEP_ROUTERS = (
     batches.router,
     summary_instructions.router,
     hyperedges.router,
+    user_groups.router,
 )
 
 

@@ -231,6 +231,21 @@ class MessageUpdate(Input):
 Direction = Literal["in", "out", "both"]
 
 
+class UserGroupCreate(Input):
+    name: Name
+    description: Annotated[str | None, Field(max_length=limits.MAX_EPISODE_CHARS)] = None
+
+
+class UserGroupUpdate(Input):
+    name: Name | None = None
+    description: Annotated[str | None, Field(max_length=limits.MAX_EPISODE_CHARS)] = None
+    expected_version: Annotated[int | None, Field(ge=1)] = None
+
+
+class MembershipChange(Input):
+    user_uuids: Annotated[list[str], Field(min_length=1, max_length=limits.MAX_UUID_LIST)]
+
+
 class BatchCreate(Input):
     ignore_roles: list[Role] | None = None
     metadata: Metadata = None

@@ -348,6 +348,27 @@ class SummaryInstructions(Record):
     updated_at: str
 
 
+class UserGroup(Record):
+    """A named set of a project's users (services/user_groups.py): a security grouping in
+    Zep, not a data container. ``version`` counts its updates (optimistic concurrency)."""
+
+    project_uuid: str
+    name: str
+    description: str | None = None
+    version: int = 1
+    created_at: str
+    updated_at: str
+
+
+class UserGroupMember(Record):
+    """One user's membership of one group."""
+
+    project_uuid: str
+    group_uuid: str
+    user_uuid: str
+    created_at: str
+
+
 class ContextTemplate(Record):
     """A named context-block template of a project (see docs/context.md)."""
 

@@ -36,6 +36,8 @@ from graphrecall.domain.models import (
     Thread,
     ThreadSummary,
     User,
+    UserGroup,
+    UserGroupMember,
 )
 
 
@@ -73,6 +75,8 @@ TABLES: dict[type[Record], str] = {
     Batch: "batches",
     BatchItem: "batch_items",
     SummaryInstructions: "summary_instructions",
+    UserGroup: "user_groups",
+    UserGroupMember: "user_group_members",
 }
 
 

@@ -28,6 +28,8 @@ from graphrecall.domain.models import (
     Thread,
     ThreadSummary,
     User,
+    UserGroup,
+    UserGroupMember,
 )
 from graphrecall.store import Store
 from tests.store.conformance.records import at, edge, episode, node, uuids
@@ -231,6 +233,18 @@ def one_of_each_kind() -> list[Record]:
             owner_type="user",
             data={"instructions": [{"name": "diet", "text": TEXT}]},
             updated_at=at(1),
+        ),
+        UserGroup(
+            uuid=(group := new_id()),
+            project_uuid=project,
+            name=TEXT,
+            description=TEXT,
+            version=3,
+            created_at=at(1),
+            updated_at=at(2),
+        ),
+        UserGroupMember(
+            uuid=new_id(), project_uuid=project, group_uuid=group, user_uuid=user, created_at=at(1)
         ),
         BatchItem(
             uuid=new_id(),

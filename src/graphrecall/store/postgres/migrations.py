@@ -396,6 +396,22 @@ MIGRATIONS: list[str] = [
     CREATE INDEX hyperedges_uuid ON hyperedges(uuid);
     CREATE INDEX hyperedges_created ON hyperedges(graph_uuid, created_at, uuid);
     """,
+    # 10: user groups and their members, as SQLite's migration 22.
+    """
+    CREATE TABLE user_groups (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, name ctext NOT NULL,
+        description ctext, version integer NOT NULL,
+        created_at ctext NOT NULL, updated_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX user_groups_uuid ON user_groups(uuid);
+    CREATE TABLE user_group_members (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, group_uuid ctext NOT NULL,
+        user_uuid ctext NOT NULL, created_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX user_group_members_uuid ON user_group_members(uuid);
+    CREATE UNIQUE INDEX user_group_members_pair ON user_group_members(group_uuid, user_uuid);
+    CREATE INDEX user_group_members_user ON user_group_members(user_uuid, group_uuid);
+    """,
 ]
 
 

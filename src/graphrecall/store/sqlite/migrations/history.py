@@ -518,4 +518,19 @@ MIGRATIONS: list[str] = [
     CREATE INDEX hyperedges_graph ON hyperedges(graph_uuid, uuid);
     CREATE INDEX hyperedges_created ON hyperedges(graph_uuid, created_at, uuid);
     """,
+    # 22: user groups and their members (services/user_groups.py).
+    """
+    CREATE TABLE user_groups (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, name TEXT NOT NULL,
+        description TEXT, version INTEGER NOT NULL,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    CREATE INDEX user_groups_project ON user_groups(project_uuid, uuid);
+    CREATE TABLE user_group_members (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, group_uuid TEXT NOT NULL,
+        user_uuid TEXT NOT NULL, created_at TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX user_group_members_pair ON user_group_members(group_uuid, user_uuid);
+    CREATE INDEX user_group_members_user ON user_group_members(user_uuid, group_uuid);
+    """,
 ]
