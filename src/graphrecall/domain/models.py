@@ -369,6 +369,36 @@ class UserGroupMember(Record):
     created_at: str
 
 
+class WebhookEndpoint(Record):
+    """Where a project's events are posted (``uuid`` = the project's; ingest/webhooks.py),
+    signed with ``secret``; ``events`` lists the event names it receives."""
+
+    project_uuid: str
+    url: str
+    secret: str
+    events: list[str]
+    created_at: str
+    updated_at: str
+
+
+WebhookStatus = Literal["pending", "delivered", "failed"]
+
+
+class WebhookDelivery(Record):
+    """One event to post (an outbox row, written with the change it reports): retried
+    with backoff until a 2xx or the last attempt."""
+
+    project_uuid: str
+    event_name: str
+    payload: Json
+    status: WebhookStatus = "pending"
+    attempts: int = 0
+    next_attempt_at: str
+    last_error: str | None = None
+    created_at: str
+    delivered_at: str | None = None
+
+
 class ContextTemplate(Record):
     """A named context-block template of a project (see docs/context.md)."""
 

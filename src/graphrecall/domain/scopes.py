@@ -38,6 +38,8 @@ from graphrecall.domain.models import (
     User,
     UserGroup,
     UserGroupMember,
+    WebhookDelivery,
+    WebhookEndpoint,
 )
 
 
@@ -77,6 +79,8 @@ TABLES: dict[type[Record], str] = {
     SummaryInstructions: "summary_instructions",
     UserGroup: "user_groups",
     UserGroupMember: "user_group_members",
+    WebhookEndpoint: "webhook_endpoints",
+    WebhookDelivery: "webhook_deliveries",
 }
 
 

@@ -32,7 +32,7 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
-from graphrecall.ingest import derive, graph_writes, temporal
+from graphrecall.ingest import derive, graph_writes, temporal, webhooks
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records, episode_vector_texts, text_of
 from graphrecall.ingest.resolution import (
@@ -163,6 +163,7 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
     )
     resolver = EntityResolver(store, graph.uuid, user_node)
     unembedded: dict[str, Edge] = {}  # edges whose text was not embedded up front
+    hook = webhooks.episode_hook(store, graph)
     try:
         for batch in batches:
             strict = bool(batch.task.payload.get("strict_ontology"))
@@ -192,6 +193,8 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
                     _store_vectors(ctx, vectors, [episode], {}, episode_texts)
                     _store_vectors(ctx, vectors, outcome.fresh, unembedded)
                     store.update(episode.model_copy(update={"processed": True}))
+                    if hook is not None:
+                        webhooks.episode_processed(store, hook, episode)
                 batch.outcome.add(outcome)
     finally:
         # What the run changed, with its final text, in one embedding call. (Also after a

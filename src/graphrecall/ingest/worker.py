@@ -33,7 +33,7 @@ from typing import Any
 
 from graphrecall.domain import clock
 from graphrecall.domain.models import Edge, Node, Record, Task
-from graphrecall.ingest import batches, clone
+from graphrecall.ingest import batches, clone, webhooks
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records
 from graphrecall.ingest.memories import process_memories
@@ -228,8 +228,9 @@ class Worker:
         if expired:
             log.info("resuming %d task(s) whose worker stopped", expired)
         targets = [self._loop] * self.threads + [self._background_loop, self._renew_loop]
+        targets.append(lambda: webhooks.sender_loop(self.store, self._stop))
         names = [f"graphrecall-worker-{n}" for n in range(self.threads)]
-        names += ["graphrecall-background", "graphrecall-lease"]
+        names += ["graphrecall-background", "graphrecall-lease", "graphrecall-webhooks"]
         for name, target in zip(names, targets, strict=True):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()

@@ -17,6 +17,7 @@ from graphrecall.store.predicates import Dialect
 JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result", "error", "data"})
 JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
 JSON_FIELDS |= {"ignore_roles"}  # batches
+JSON_FIELDS |= {"events"}  # webhook endpoints
 
 
 def table(kind: type[Record]) -> str:

@@ -30,6 +30,8 @@ from graphrecall.domain.models import (
     User,
     UserGroup,
     UserGroupMember,
+    WebhookDelivery,
+    WebhookEndpoint,
 )
 from graphrecall.store import Store
 from tests.store.conformance.records import at, edge, episode, node, uuids
@@ -245,6 +247,27 @@ def one_of_each_kind() -> list[Record]:
         ),
         UserGroupMember(
             uuid=new_id(), project_uuid=project, group_uuid=group, user_uuid=user, created_at=at(1)
+        ),
+        WebhookEndpoint(
+            uuid=project,
+            project_uuid=project,
+            url="https://example.test/hooks?a=1",
+            secret="whsec_" + TEXT,
+            events=["episode.processed", TEXT],
+            created_at=at(1),
+            updated_at=at(2),
+        ),
+        WebhookDelivery(
+            uuid=new_id(),
+            project_uuid=project,
+            event_name="episode.processed",
+            payload={"episode_uuid": TEXT, "meta": meta},
+            status="failed",
+            attempts=8,
+            next_attempt_at=at(3),
+            last_error=TEXT,
+            created_at=at(1),
+            delivered_at=at(4),
         ),
         BatchItem(
             uuid=new_id(),

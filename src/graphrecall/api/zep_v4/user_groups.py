@@ -81,7 +81,13 @@ def get_group(group_uuid: str, ctx: Context = CtxDep, project: Project = Project
     return _group(user_groups.get_group(ctx, project, group_uuid))
 
 
-@router.patch("/user-groups/{group_uuid}", response_model=UserGroupWire)
+@router.patch(
+    "/user-groups/{group_uuid}",
+    response_model=UserGroupWire,
+    responses={
+        409: {"model": wire.ErrorResponse, "description": "expected_version is stale"},
+    },
+)
 def update_group(
     group_uuid: str, body: UserGroupUpdate, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:

@@ -412,6 +412,23 @@ MIGRATIONS: list[str] = [
     CREATE UNIQUE INDEX user_group_members_pair ON user_group_members(group_uuid, user_uuid);
     CREATE INDEX user_group_members_user ON user_group_members(user_uuid, group_uuid);
     """,
+    # 11: webhooks, as SQLite's migration 23.
+    """
+    CREATE TABLE webhook_endpoints (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, url ctext NOT NULL,
+        secret ctext NOT NULL, events jsonb NOT NULL,
+        created_at ctext NOT NULL, updated_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX webhook_endpoints_uuid ON webhook_endpoints(uuid);
+    CREATE TABLE webhook_deliveries (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, event_name ctext NOT NULL,
+        payload jsonb NOT NULL, status ctext NOT NULL, attempts integer NOT NULL,
+        next_attempt_at ctext NOT NULL, last_error ctext, created_at ctext NOT NULL,
+        delivered_at ctext, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX webhook_deliveries_uuid ON webhook_deliveries(uuid);
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
+    """,
 ]
 
 

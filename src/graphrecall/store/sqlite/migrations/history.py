@@ -533,4 +533,20 @@ MIGRATIONS: list[str] = [
     CREATE UNIQUE INDEX user_group_members_pair ON user_group_members(group_uuid, user_uuid);
     CREATE INDEX user_group_members_user ON user_group_members(user_uuid, group_uuid);
     """,
+    # 23: webhooks (ingest/webhooks.py): a project's endpoint, and the outbox of events.
+    """
+    CREATE TABLE webhook_endpoints (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, url TEXT NOT NULL,
+        secret TEXT NOT NULL, events TEXT NOT NULL,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    CREATE TABLE webhook_deliveries (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, event_name TEXT NOT NULL,
+        payload TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL,
+        next_attempt_at TEXT NOT NULL, last_error TEXT, created_at TEXT NOT NULL,
+        delivered_at TEXT
+    );
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
+    CREATE INDEX webhook_deliveries_project ON webhook_deliveries(project_uuid, uuid);
+    """,
 ]
