@@ -93,7 +93,7 @@ def test_hyperedges_are_searched_like_facts(zep: Zep) -> None:
     hits = zep.graph.search_edges(graph.uuid_, query="Who introduced Bob to Carol?").items or []
     assert hits and hits[0].hyperedge_uuid == hyperedge and hits[0].fact == FACT
     context = zep.graph.get_context(graph.uuid_, query="robotics conference in Lisbon")
-    assert FACT in (context.context or "")
+    assert (context.context or "").count(FACT) == 1  # one fact, whatever its members
 
 
 def test_list_filters_and_pages(zep: Zep) -> None:
