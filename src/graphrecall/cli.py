@@ -329,7 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     hooks_sub.add_parser("show", help="print the project's endpoint and its secret")
     hooks_sub.add_parser("clear", help="stop posting (undelivered events are dropped)")
     hook_log = hooks_sub.add_parser("deliveries", help="the project's latest deliveries")
-    hook_log.add_argument("--limit", type=int, default=20)
+    hook_log.add_argument("--limit", type=int, default=20, help="how many (default: 20)")
     for command in hooks_sub.choices.values():
         command.add_argument(
             "--project", default=projects.DEFAULT_PROJECT, help="the project (default: default)"
