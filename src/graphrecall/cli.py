@@ -183,6 +183,41 @@ def cmd_keys(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_webhooks(args: argparse.Namespace) -> int:
+    from graphrecall.domain.models import WebhookDelivery
+    from graphrecall.ingest import webhooks
+
+    store = _open(args)
+    try:
+        project = projects.get_or_create_project(store, args.project)
+        if args.webhooks_command == "set":
+            events = [e.strip() for e in (args.events or "").split(",") if e.strip()] or None
+            endpoint = webhooks.set_endpoint(store, project, args.url, events, args.secret)
+            print(endpoint.secret)
+        elif args.webhooks_command == "show":
+            found = webhooks.get_endpoint(store, project.uuid)
+            if found is None:
+                print("no webhook endpoint")
+            else:
+                print(f"{found.url}  events={','.join(found.events)}  secret={found.secret}")
+        elif args.webhooks_command == "clear":
+            print("cleared" if webhooks.clear_endpoint(store, project) else "no webhook endpoint")
+        else:
+            rows = store.find(
+                WebhookDelivery,
+                {"project_uuid": project.uuid},
+                order_by="uuid",
+                descending=True,
+                limit=args.limit,
+            )
+            for d in rows:
+                error = f"  error={d.last_error}" if d.last_error else ""
+                print(f"{d.uuid}  {d.event_name}  {d.status}  attempts={d.attempts}{error}")
+    finally:
+        store.close()
+    return 0
+
+
 def cmd_spaces(args: argparse.Namespace) -> int:
     from graphrecall.services import spaces
 
@@ -284,6 +319,26 @@ def build_parser() -> argparse.ArgumentParser:
     revoke = keys_sub.add_parser("revoke", help="revoke a key by uuid or prefix")
     revoke.add_argument("key", help="the key's uuid or its 8-character prefix (see 'keys list')")
     keys.set_defaults(func=cmd_keys)
+
+    hooks = sub.add_parser("webhooks", help="where a project's events are posted (signed)")
+    hooks.add_argument("--db", help=DB_HELP, default=argparse.SUPPRESS)
+    hooks_sub = hooks.add_subparsers(dest="webhooks_command", required=True)
+    hook_set = hooks_sub.add_parser("set", help="post the project's events to a URL")
+    hook_set.add_argument("url", help="an http(s) URL that answers 2xx")
+    hook_set.add_argument(
+        "--events",
+        help="comma-separated event names (default: episode.processed,ingest.batch.completed)",
+    )
+    hook_set.add_argument("--secret", help="the signing secret, whsec_<base64> (default: new)")
+    hooks_sub.add_parser("show", help="print the project's endpoint and its secret")
+    hooks_sub.add_parser("clear", help="stop posting (undelivered events are dropped)")
+    hook_log = hooks_sub.add_parser("deliveries", help="the project's latest deliveries")
+    hook_log.add_argument("--limit", type=int, default=20, help="how many (default: 20)")
+    for command in hooks_sub.choices.values():
+        command.add_argument(
+            "--project", default=projects.DEFAULT_PROJECT, help="the project (default: default)"
+        )
+    hooks.set_defaults(func=cmd_webhooks)
 
     spaces_cmd = sub.add_parser("spaces", help="Memory Engine spaces (the X-Me-Space slugs)")
     spaces_cmd.add_argument("--db", help=DB_HELP, default=argparse.SUPPRESS)

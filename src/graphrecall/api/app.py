@@ -24,12 +24,14 @@ from graphrecall.api.zep_v4 import (
     edges,
     episodes,
     graphs,
+    hyperedges,
     nodes,
     ontology,
     search,
     summary_instructions,
     tasks,
     threads,
+    user_groups,
     users,
 )
 from graphrecall.api.zep_v4.reference_routes import ZEP_V4_ROUTES
@@ -60,6 +62,8 @@ ZEP_ROUTERS = (
     summary_instructions.router,
     debug_logs.router,
     documents.router,
+    hyperedges.router,
+    user_groups.router,
 )
 
 

@@ -190,6 +190,31 @@ class EdgesAdd(Input):
     deduplicate: bool | None = None
 
 
+class HyperedgeMember(Input):
+    """One member edge of a hyperedge: its own name and node pair (the fact is shared)."""
+
+    name: Annotated[str, Field(max_length=100), AfterValidator(_check_fact_name)]
+    source_node: NodeRef
+    target_node: NodeRef
+
+
+class HyperedgeAdd(Input):
+    fact: Annotated[str, Field(min_length=1, max_length=limits.MAX_EPISODE_CHARS)]
+    # At least two members: fewer cannot span the three nodes a hyperedge needs.
+    edges: Annotated[
+        list[HyperedgeMember], Field(min_length=2, max_length=limits.MAX_EDGES_PER_CALL)
+    ]
+    attributes: dict[str, Any] | None = None
+    metadata: Metadata = None
+    valid_at: str | None = None
+    invalid_at: str | None = None
+    expired_at: str | None = None
+
+
+class HyperedgeUpdate(Input):
+    fact: Annotated[str | None, Field(min_length=1, max_length=limits.MAX_EPISODE_CHARS)] = None
+
+
 class EdgeUpdate(Input):
     fact: Annotated[str | None, Field(min_length=1, max_length=limits.MAX_EPISODE_CHARS)] = None
     attributes: dict[str, Any] | None = None
@@ -204,6 +229,21 @@ class MessageUpdate(Input):
 
 
 Direction = Literal["in", "out", "both"]
+
+
+class UserGroupCreate(Input):
+    name: Name
+    description: Annotated[str | None, Field(max_length=limits.MAX_EPISODE_CHARS)] = None
+
+
+class UserGroupUpdate(Input):
+    name: Name | None = None
+    description: Annotated[str | None, Field(max_length=limits.MAX_EPISODE_CHARS)] = None
+    expected_version: Annotated[int | None, Field(ge=1)] = None
+
+
+class MembershipChange(Input):
+    user_uuids: Annotated[list[str], Field(min_length=1, max_length=limits.MAX_UUID_LIST)]
 
 
 class BatchCreate(Input):

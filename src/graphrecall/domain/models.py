@@ -136,6 +136,17 @@ class Edge(Record):
     valid_at: str | None = None
     invalid_at: str | None = None
     expired_at: str | None = None
+    # Set on the member edges of a hyperedge (one fact over three or more nodes): they
+    # share it, their fact and their timestamps.
+    hyperedge_uuid: str | None = None
+
+
+class Hyperedge(Record):
+    """A hyperedge's identity (services/hyperedges.py); its fact, timestamps and nodes are
+    on its member edges (``Edge.hyperedge_uuid``). Kept while it has a member."""
+
+    graph_uuid: str
+    created_at: str
 
 
 class Observation(Record):
@@ -209,6 +220,14 @@ class NodeView(BaseModel):
     degree: int | None = None
     score: float | None = None
     relevance: float | None = None
+
+
+class HyperedgeView(BaseModel):
+    """A hyperedge with its member edges (ordered by uuid), which carry its shared fact
+    and timestamps."""
+
+    hyperedge: Hyperedge
+    members: list[Edge]
 
 
 class EdgeView(BaseModel):
@@ -327,6 +346,57 @@ class SummaryInstructions(Record):
     owner_type: Literal["project", "user"]
     data: Json
     updated_at: str
+
+
+class UserGroup(Record):
+    """A named set of a project's users (services/user_groups.py): a security grouping in
+    Zep, not a data container. ``version`` counts its updates (optimistic concurrency)."""
+
+    project_uuid: str
+    name: str
+    description: str | None = None
+    version: int = 1
+    created_at: str
+    updated_at: str
+
+
+class UserGroupMember(Record):
+    """One user's membership of one group."""
+
+    project_uuid: str
+    group_uuid: str
+    user_uuid: str
+    created_at: str
+
+
+class WebhookEndpoint(Record):
+    """Where a project's events are posted (``uuid`` = the project's; ingest/webhooks.py),
+    signed with ``secret``; ``events`` lists the event names it receives."""
+
+    project_uuid: str
+    url: str
+    secret: str
+    events: list[str]
+    created_at: str
+    updated_at: str
+
+
+WebhookStatus = Literal["pending", "delivered", "failed"]
+
+
+class WebhookDelivery(Record):
+    """One event to post (an outbox row, written with the change it reports): retried
+    with backoff until a 2xx or the last attempt."""
+
+    project_uuid: str
+    event_name: str
+    payload: Json
+    status: WebhookStatus = "pending"
+    attempts: int = 0
+    next_attempt_at: str
+    last_error: str | None = None
+    created_at: str
+    delivered_at: str | None = None
 
 
 class ContextTemplate(Record):

@@ -25,6 +25,7 @@ from graphrecall.domain.models import (
     Episode,
     EpisodeDebugLog,
     Graph,
+    Hyperedge,
     IngestionTrace,
     Memory,
     MemoryEvent,
@@ -39,6 +40,10 @@ from graphrecall.domain.models import (
     Thread,
     ThreadSummary,
     User,
+    UserGroup,
+    UserGroupMember,
+    WebhookDelivery,
+    WebhookEndpoint,
 )
 
 
@@ -64,6 +69,7 @@ TABLES: dict[type[Record], str] = {
     Episode: "episodes",
     Node: "nodes",
     Edge: "edges",
+    Hyperedge: "hyperedges",
     Observation: "observations",
     ThreadSummary: "thread_summaries",
     Task: "tasks",
@@ -79,6 +85,10 @@ TABLES: dict[type[Record], str] = {
     EpisodeDebugLog: "episode_debug_logs",
     IngestionTrace: "ingestion_traces",
     DocumentSummary: "document_summaries",
+    UserGroup: "user_groups",
+    UserGroupMember: "user_group_members",
+    WebhookEndpoint: "webhook_endpoints",
+    WebhookDelivery: "webhook_deliveries",
 }
 
 

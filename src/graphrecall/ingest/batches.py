@@ -33,7 +33,7 @@ from graphrecall.domain.models import (
     PageRequest,
     Task,
 )
-from graphrecall.ingest import graph_writes
+from graphrecall.ingest import graph_writes, webhooks
 from graphrecall.ingest.context import IngestContext
 from graphrecall.store.base import Store
 
@@ -274,6 +274,16 @@ def settle(store: Store, project_uuid: str, batch_uuid: str) -> Batch | None:
                     }
                 ),
                 ["status", "stage", "result", "updated_at", "completed_at"],
+            )
+        if status in FINAL:
+            counts = {"succeeded_items": state.succeeded, "failed_items": state.failed}
+            webhooks.batch_completed(
+                store,
+                batch,
+                {**counts, "total_items": state.total},
+                lambda: [
+                    i.episode_uuid for i in store.iter_all(BatchItem, {"batch_uuid": batch.uuid})
+                ],
             )
     if status in FINAL:
         log.info("batch %s %s (%d items)", batch_uuid, status, state.total)

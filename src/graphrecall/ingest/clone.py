@@ -23,6 +23,7 @@ from graphrecall.domain.models import (
     DocumentSummary,
     Edge,
     Episode,
+    Hyperedge,
     Node,
     Observation,
     Record,
@@ -34,10 +35,12 @@ from graphrecall.store.base import Store
 
 CLONE_TASK = "graph.clone"
 PAGE = 500
-# Episodes first: the links of the others point at them; nodes before the edges on them.
+# Episodes first: the links of the others point at them; nodes and hyperedges before the
+# edges on them.
 KINDS: tuple[type[Record], ...] = (
     Episode,
     Node,
+    Hyperedge,
     Edge,
     Observation,
     ThreadSummary,
@@ -62,6 +65,8 @@ def _copy_page(
         if isinstance(record, Edge):
             update["source_node_uuid"] = new[record.source_node_uuid]
             update["target_node_uuid"] = new[record.target_node_uuid]
+            if record.hyperedge_uuid is not None:
+                update["hyperedge_uuid"] = new[record.hyperedge_uuid]
         copies.append(record.model_copy(update=update))
     uuids = [r.uuid for r in records]
     with store.transaction():

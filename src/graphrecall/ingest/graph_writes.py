@@ -28,6 +28,7 @@ from graphrecall.domain.models import (
     Edge,
     Episode,
     EpisodeDebugLog,
+    Hyperedge,
     IngestionTrace,
     Node,
 )
@@ -258,7 +259,21 @@ def delete_edges(store: Store, graph_uuid: str, scope: Scope) -> int:
             changes.update(degree_changes(edge, None))
         _move_degrees(store, changes)
         refresh_facts(store, graph_uuid, {u for uuids, _ in linked.values() for u in uuids})
+        _drop_empty_hyperedges(store, graph_uuid, {e.hyperedge_uuid for e in edges})
     return deleted
+
+
+def _drop_empty_hyperedges(store: Store, graph_uuid: str, uuids: set[str | None]) -> None:
+    """A hyperedge lives while it has a member edge: forget those that lost their last."""
+    candidates = [u for u in uuids if u is not None]
+    if not candidates:
+        return
+    left = store.count_by(
+        Edge, "hyperedge_uuid", {"graph_uuid": graph_uuid, "hyperedge_uuid": candidates}
+    )
+    empty = [u for u in candidates if not left.get(u)]
+    if empty:
+        store.delete(Hyperedge, {"graph_uuid": graph_uuid, "uuid": empty})
 
 
 def insert_nodes(store: Store, nodes: Sequence[Node]) -> list[Node]:

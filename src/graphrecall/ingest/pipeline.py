@@ -32,7 +32,7 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
-from graphrecall.ingest import derive, documents, graph_writes, temporal, trace
+from graphrecall.ingest import derive, documents, graph_writes, temporal, trace, webhooks
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records, episode_vector_texts, text_of
 from graphrecall.ingest.resolution import (
@@ -176,6 +176,7 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
     )
     resolver = EntityResolver(store, graph.uuid, user_node)
     unembedded: dict[str, Edge] = {}  # edges whose text was not embedded up front
+    hook = webhooks.episode_hook(store, graph)
     try:
         for batch in batches:
             strict = bool(batch.task.payload.get("strict_ontology"))
@@ -209,6 +210,8 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
                     store.update(episode.model_copy(update={"processed": True}))
                     if rec is not None:
                         rec.write(store, graph.uuid)
+                    if hook is not None:
+                        webhooks.episode_processed(store, hook, episode)
                 batch.outcome.add(outcome)
     finally:
         # What the run changed, with its final text, in one embedding call. (Also after a

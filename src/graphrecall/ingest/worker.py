@@ -33,7 +33,7 @@ from typing import Any
 
 from graphrecall.domain import clock
 from graphrecall.domain.models import Edge, Node, Record, Task
-from graphrecall.ingest import batches, clone
+from graphrecall.ingest import batches, clone, webhooks
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records
 from graphrecall.ingest.memories import process_memories
@@ -55,7 +55,10 @@ def process_graph_items(ctx: IngestContext, task: Task) -> dict[str, Any]:
     edges: list[Edge] = _fetch(ctx.store, Edge, task.graph_uuid, task.payload.get("edges", []))
     embed_records(ctx.store, ctx.embedder, nodes)
     embed_records(ctx.store, ctx.embedder, edges)
-    return {"edges": [{"uuid": e.uuid} for e in edges]} if edges else {}
+    result: dict[str, Any] = {"edges": [{"uuid": e.uuid} for e in edges]} if edges else {}
+    if "hyperedge_uuid" in task.payload:
+        result["hyperedge_uuid"] = task.payload["hyperedge_uuid"]
+    return result
 
 
 HANDLERS: dict[str, Handler] = {
@@ -63,6 +66,8 @@ HANDLERS: dict[str, Handler] = {
     "thread.add_messages": process_episodes,
     "graph.add_nodes": process_graph_items,
     "graph.add_edges": process_graph_items,
+    "graph.hyperedge.add": process_graph_items,
+    "graph.hyperedge.create_edge": process_graph_items,
     "memory.embed": process_memories,
     batches.ENQUEUE_TASK: batches.enqueue_items,
     clone.CLONE_TASK: clone.clone_graph,
@@ -223,8 +228,9 @@ class Worker:
         if expired:
             log.info("resuming %d task(s) whose worker stopped", expired)
         targets = [self._loop] * self.threads + [self._background_loop, self._renew_loop]
+        targets.append(lambda: webhooks.sender_loop(self.store, self._stop))
         names = [f"graphrecall-worker-{n}" for n in range(self.threads)]
-        names += ["graphrecall-background", "graphrecall-lease"]
+        names += ["graphrecall-background", "graphrecall-lease", "graphrecall-webhooks"]
         for name, target in zip(names, targets, strict=True):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()

@@ -16,7 +16,7 @@ from graphrecall.services import graphs, nodes, tasks
 from graphrecall.services.context import Context
 
 
-def _resolve_ref(
+def resolve_ref(
     ctx: Context, graph: Graph, ref: NodeRef, created: dict[str, Node], param: str
 ) -> Node:
     """An endpoint by uuid (must exist) or by name (reused case-insensitively, else new)."""
@@ -53,10 +53,10 @@ def add_edges(
     new_edges: list[Edge] = []
     with ctx.store.transaction():
         for i, item in enumerate(body.edges):
-            source = _resolve_ref(
+            source = resolve_ref(
                 ctx, graph, item.source_node, created_nodes, f"edges[{i}].source_node"
             )
-            target = _resolve_ref(
+            target = resolve_ref(
                 ctx, graph, item.target_node, created_nodes, f"edges[{i}].target_node"
             )
             if body.deduplicate:
@@ -162,6 +162,22 @@ def update_edge(
         graph_writes.update_edge(ctx.store, updated)
         if "fact" in changes:
             embed_records(ctx.store, ctx.embedder, [updated])
+            if edge.hyperedge_uuid is not None:  # the fact is shared: every member gets it
+                others = ctx.store.find(
+                    Edge, {"graph_uuid": edge.graph_uuid, "hyperedge_uuid": edge.hyperedge_uuid}
+                )
+                rewrite_fact(ctx, [e for e in others if e.uuid != edge.uuid], changes["fact"])
+    return updated
+
+
+def rewrite_fact(ctx: Context, members: list[Edge], fact: str) -> list[Edge]:
+    """Give edges a new fact and its vector, in one transaction (a hyperedge's members)."""
+    stamp = clock.now()
+    updated = [e.model_copy(update={"fact": fact, "updated_at": stamp}) for e in members]
+    with ctx.store.transaction():
+        for edge in updated:
+            graph_writes.update_edge(ctx.store, edge)
+        embed_records(ctx.store, ctx.embedder, updated)
     return updated
 
 

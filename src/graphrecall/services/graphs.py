@@ -19,6 +19,7 @@ from graphrecall.domain.models import (
     Episode,
     EpisodeDebugLog,
     Graph,
+    Hyperedge,
     IngestionTrace,
     Node,
     Observation,
@@ -164,6 +165,7 @@ def purge_graph_data(ctx: Context, graph_uuid: str) -> None:
     deletes: no record whose search columns they would move is left."""
     for kind in (
         Edge,
+        Hyperedge,
         Node,
         Episode,
         Observation,

@@ -6,7 +6,17 @@ from graphrecall.domain import clock
 from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.inputs import UserCreate, UserUpdate
-from graphrecall.domain.models import Graph, Node, Page, PageRequest, Project, Task, Thread, User
+from graphrecall.domain.models import (
+    Graph,
+    Node,
+    Page,
+    PageRequest,
+    Project,
+    Task,
+    Thread,
+    User,
+    UserGroupMember,
+)
 from graphrecall.services import graphs, tasks
 from graphrecall.services.context import Context
 from graphrecall.services.projects import check_time_zone
@@ -137,4 +147,5 @@ def delete_user(ctx: Context, project: Project, user_uuid: str) -> Task:
         ctx.store.delete(Thread, {"user_uuid": user.uuid})
         ctx.store.delete(Graph, {"uuid": user.graph_uuid, "project_uuid": project.uuid})
         ctx.store.delete(User, {"uuid": user.uuid, "project_uuid": project.uuid})
+        ctx.store.delete(UserGroupMember, {"project_uuid": project.uuid, "user_uuid": user.uuid})
         return tasks.completed(ctx, project.uuid, user.graph_uuid, "user.delete")

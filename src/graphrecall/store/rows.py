@@ -18,6 +18,7 @@ JSON_FIELDS = frozenset({"metadata", "attributes", "labels", "payload", "result"
 JSON_FIELDS |= {"meta", "actor"}  # memories, memory events
 JSON_FIELDS |= {"ignore_roles"}  # batches
 JSON_FIELDS |= {"entries", "input", "output"}  # debug logs, ingestion traces
+JSON_FIELDS |= {"events"}  # webhook endpoints
 
 
 def table(kind: type[Record]) -> str:

@@ -186,8 +186,8 @@ def test_unbuilt_endpoints_answer_at_once_without_sdk_retries(server: Server) ->
 
 def test_an_unbuilt_option_is_a_400_naming_it(zep: Zep) -> None:
     with pytest.raises(BadRequestError) as info:
-        zep.project.update(hyperedges_enabled=True)
-    assert info.value.body.error.param == "hyperedges_enabled"
+        zep.project.update(include_policy_violating_episodes=True)
+    assert info.value.body.error.param == "include_policy_violating_episodes"
 
 
 def test_a_filter_the_endpoint_does_not_take_is_rejected_not_ignored(zep: Zep) -> None:

@@ -17,6 +17,7 @@ from graphrecall.domain.models import (
     Episode,
     EpisodeDebugLog,
     Graph,
+    Hyperedge,
     IngestionTrace,
     Memory,
     MemoryEvent,
@@ -31,6 +32,10 @@ from graphrecall.domain.models import (
     Thread,
     ThreadSummary,
     User,
+    UserGroup,
+    UserGroupMember,
+    WebhookDelivery,
+    WebhookEndpoint,
 )
 from graphrecall.store import Store
 from tests.store.conformance.records import at, edge, episode, node, uuids
@@ -130,7 +135,9 @@ def one_of_each_kind() -> list[Record]:
             valid_at=at(3),
             invalid_at=at(4),
             expired_at=at(5),
+            hyperedge_uuid=(hyperedge := new_id()),
         ),
+        Hyperedge(uuid=hyperedge, graph_uuid=graph, created_at=at(1)),
         Observation(
             uuid=new_id(),
             graph_uuid=graph,
@@ -232,6 +239,39 @@ def one_of_each_kind() -> list[Record]:
             owner_type="user",
             data={"instructions": [{"name": "diet", "text": TEXT}]},
             updated_at=at(1),
+        ),
+        UserGroup(
+            uuid=(group := new_id()),
+            project_uuid=project,
+            name=TEXT,
+            description=TEXT,
+            version=3,
+            created_at=at(1),
+            updated_at=at(2),
+        ),
+        UserGroupMember(
+            uuid=new_id(), project_uuid=project, group_uuid=group, user_uuid=user, created_at=at(1)
+        ),
+        WebhookEndpoint(
+            uuid=project,
+            project_uuid=project,
+            url="https://example.test/hooks?a=1",
+            secret="whsec_" + TEXT,
+            events=["episode.processed", TEXT],
+            created_at=at(1),
+            updated_at=at(2),
+        ),
+        WebhookDelivery(
+            uuid=new_id(),
+            project_uuid=project,
+            event_name="episode.processed",
+            payload={"episode_uuid": TEXT, "meta": meta},
+            status="failed",
+            attempts=8,
+            next_attempt_at=at(3),
+            last_error=TEXT,
+            created_at=at(1),
+            delivered_at=at(4),
         ),
         BatchItem(
             uuid=new_id(),

@@ -51,13 +51,13 @@ def get_project(project: Project = ProjectDep) -> Any:
 def update_project(
     body: ProjectUpdateBody, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
-    if body.hyperedges_enabled or body.include_policy_violating_episodes:
+    # Hyperedges are always on (``hyperedges_enabled`` is reported true; either value is
+    # accepted and changes nothing).
+    if body.include_policy_violating_episodes:
         # A 400, not a 501: the route is built, and this value of the field is not.
         raise BadRequest(
-            "hyperedges and content policies are not built; only false is accepted",
-            param="hyperedges_enabled"
-            if body.hyperedges_enabled
-            else "include_policy_violating_episodes",
+            "content policies are not built; only false is accepted",
+            param="include_policy_violating_episodes",
         )
     if "default_time_zone" not in body.model_fields_set:
         return wire.project(project)

@@ -62,7 +62,7 @@ class ProjectWire(Wire):
     name: str
     description: str | None = None
     default_time_zone: str | None = None
-    hyperedges_enabled: bool = False
+    hyperedges_enabled: bool = True  # always on: the hyperedge routes are built
     include_policy_violating_episodes: bool = False
     created_at: str
 
@@ -167,6 +167,7 @@ class EdgeWire(Wire):
     target_node_uuid: str
     target_node_name: str | None = None
     target_node_labels: list[str] | None = None
+    hyperedge_uuid: str | None = None
     score: float | None = None
     relevance: float | None = None
 
@@ -391,6 +392,7 @@ def edge(v: m.EdgeView, g: m.Graph) -> EdgeWire:
         target_node_uuid=e.target_node_uuid,
         target_node_name=v.target.name if v.target else None,
         target_node_labels=v.target.labels if v.target else None,
+        hyperedge_uuid=e.hyperedge_uuid,
         score=v.score,
         relevance=v.relevance,
     )

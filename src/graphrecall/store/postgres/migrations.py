@@ -459,6 +459,51 @@ MIGRATIONS: list[str] = [
     CREATE INDEX episodes_document ON episodes(graph_uuid, document_id, created_at)
         WHERE document_id IS NOT NULL;
     """,
+    # 11: hyperedges, as SQLite's migration 22.
+    """
+    ALTER TABLE edges ADD COLUMN hyperedge_uuid ctext;
+    CREATE INDEX edges_hyperedge ON edges(graph_uuid, hyperedge_uuid)
+        WHERE hyperedge_uuid IS NOT NULL;
+    CREATE TABLE hyperedges (
+        uuid ctext NOT NULL, graph_uuid ctext NOT NULL, created_at ctext NOT NULL,
+        PRIMARY KEY (graph_uuid, uuid)
+    );
+    CREATE INDEX hyperedges_uuid ON hyperedges(uuid);
+    CREATE INDEX hyperedges_created ON hyperedges(graph_uuid, created_at, uuid);
+    """,
+    # 12: user groups and their members, as SQLite's migration 23.
+    """
+    CREATE TABLE user_groups (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, name ctext NOT NULL,
+        description ctext, version integer NOT NULL,
+        created_at ctext NOT NULL, updated_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX user_groups_uuid ON user_groups(uuid);
+    CREATE TABLE user_group_members (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, group_uuid ctext NOT NULL,
+        user_uuid ctext NOT NULL, created_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX user_group_members_uuid ON user_group_members(uuid);
+    CREATE UNIQUE INDEX user_group_members_pair ON user_group_members(group_uuid, user_uuid);
+    CREATE INDEX user_group_members_user ON user_group_members(user_uuid, group_uuid);
+    """,
+    # 13: webhooks, as SQLite's migration 24.
+    """
+    CREATE TABLE webhook_endpoints (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, url ctext NOT NULL,
+        secret ctext NOT NULL, events jsonb NOT NULL,
+        created_at ctext NOT NULL, updated_at ctext NOT NULL, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX webhook_endpoints_uuid ON webhook_endpoints(uuid);
+    CREATE TABLE webhook_deliveries (
+        uuid ctext NOT NULL, project_uuid ctext NOT NULL, event_name ctext NOT NULL,
+        payload jsonb NOT NULL, status ctext NOT NULL, attempts integer NOT NULL,
+        next_attempt_at ctext NOT NULL, last_error ctext, created_at ctext NOT NULL,
+        delivered_at ctext, PRIMARY KEY (project_uuid, uuid)
+    );
+    CREATE INDEX webhook_deliveries_uuid ON webhook_deliveries(uuid);
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
+    """,
 ]
 
 

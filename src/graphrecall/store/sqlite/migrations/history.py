@@ -535,4 +535,46 @@ MIGRATIONS: list[str] = [
     CREATE INDEX episodes_document ON episodes(graph_uuid, document_id, created_at)
         WHERE document_id IS NOT NULL;
     """,
+    # 22: hyperedges (services/hyperedges.py): member edges carry their hyperedge's uuid.
+    """
+    ALTER TABLE edges ADD COLUMN hyperedge_uuid TEXT;
+    CREATE INDEX edges_hyperedge ON edges(graph_uuid, hyperedge_uuid)
+        WHERE hyperedge_uuid IS NOT NULL;
+    CREATE TABLE hyperedges (
+        uuid TEXT PRIMARY KEY, graph_uuid TEXT NOT NULL, created_at TEXT NOT NULL
+    );
+    CREATE INDEX hyperedges_graph ON hyperedges(graph_uuid, uuid);
+    CREATE INDEX hyperedges_created ON hyperedges(graph_uuid, created_at, uuid);
+    """,
+    # 23: user groups and their members (services/user_groups.py).
+    """
+    CREATE TABLE user_groups (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, name TEXT NOT NULL,
+        description TEXT, version INTEGER NOT NULL,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    CREATE INDEX user_groups_project ON user_groups(project_uuid, uuid);
+    CREATE TABLE user_group_members (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, group_uuid TEXT NOT NULL,
+        user_uuid TEXT NOT NULL, created_at TEXT NOT NULL
+    );
+    CREATE UNIQUE INDEX user_group_members_pair ON user_group_members(group_uuid, user_uuid);
+    CREATE INDEX user_group_members_user ON user_group_members(user_uuid, group_uuid);
+    """,
+    # 24: webhooks (ingest/webhooks.py): a project's endpoint, and the outbox of events.
+    """
+    CREATE TABLE webhook_endpoints (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, url TEXT NOT NULL,
+        secret TEXT NOT NULL, events TEXT NOT NULL,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+    );
+    CREATE TABLE webhook_deliveries (
+        uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, event_name TEXT NOT NULL,
+        payload TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL,
+        next_attempt_at TEXT NOT NULL, last_error TEXT, created_at TEXT NOT NULL,
+        delivered_at TEXT
+    );
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
+    CREATE INDEX webhook_deliveries_project ON webhook_deliveries(project_uuid, uuid);
+    """,
 ]
