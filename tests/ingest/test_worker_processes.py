@@ -261,7 +261,9 @@ def test_a_killed_workers_tasks_are_taken_over_when_its_lease_expires(
     assert set(held) <= set(taken)
     assert all(taken[task] >= expires - 0.05 for task, expires in held.items())
     both = claims((tmp_path / "first.log").read_text()) + claims(second_err)
-    assert {u for u, n in both.items() if n > 1} == set(held)  # only the killed run, again
+    # Only the killed run's tasks are claimed again. (Its own "claimed" line may not be in
+    # its log: the kill comes as soon as the claim commits, before the line is written.)
+    assert {u for u, n in both.items() if n > 1} <= set(held)
     print(f"\n{len(held)} task(s) taken over; all {every} done {finished:.1f} s after the kill")
 
 
