@@ -25,6 +25,7 @@ from graphrecall.api.zep_v4 import (
     episodes,
     graphs,
     hyperedges,
+    lookup,
     nodes,
     ontology,
     search,
@@ -64,6 +65,7 @@ ZEP_ROUTERS = (
     documents.router,
     hyperedges.router,
     user_groups.router,
+    lookup.router,
 )
 
 

@@ -27,6 +27,15 @@ class LookupBody(Body):
     user_id: str | None = None
 
 
+class LookupBatchBody(Body):
+    """``lookup.batch``: lists of developer-assigned ids (lengths checked by the service,
+    which names the list)."""
+
+    graphs: list[str] | None = None
+    threads: list[str] | None = None
+    users: list[str] | None = None
+
+
 class ThreadCreateBody(Body):
     user_uuid: str
 
