@@ -28,6 +28,7 @@ from graphrecall.api.zep_v4 import (
     lookup,
     nodes,
     ontology,
+    query,
     search,
     summary_instructions,
     tasks,
@@ -66,6 +67,7 @@ ZEP_ROUTERS = (
     hyperedges.router,
     user_groups.router,
     lookup.router,
+    query.router,
 )
 
 

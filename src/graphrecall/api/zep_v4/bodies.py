@@ -36,6 +36,17 @@ class LookupBatchBody(Body):
     users: list[str] | None = None
 
 
+class GraphQueryBody(Body):
+    """``graph.query`` (and ``query_stream``, which sets ``stream``)."""
+
+    query: str = Field(max_length=8192)  # as search takes
+    graph_uuids: list[str]
+    mode: str | None = None
+    generate_answer: bool | None = None
+    guidance: str | None = None
+    stream: bool | None = None
+
+
 class ThreadCreateBody(Body):
     user_uuid: str
 
