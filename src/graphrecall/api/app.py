@@ -25,8 +25,10 @@ from graphrecall.api.zep_v4 import (
     episodes,
     graphs,
     hyperedges,
+    lookup,
     nodes,
     ontology,
+    query,
     search,
     summary_instructions,
     tasks,
@@ -64,6 +66,8 @@ ZEP_ROUTERS = (
     documents.router,
     hyperedges.router,
     user_groups.router,
+    lookup.router,
+    query.router,
 )
 
 

@@ -187,3 +187,13 @@ def delete_graph(ctx: Context, project: Project, graph_uuid: str) -> Task:
         purge_graph_data(ctx, graph.uuid)
         ctx.store.delete(Graph, {"uuid": graph.uuid, "project_uuid": project.uuid})
         return tasks.completed(ctx, project.uuid, graph.uuid, "graph.delete")
+
+
+def warm_graph(ctx: Context, project: Project, graph_uuid: str) -> Task:
+    """``graph.warm``: the graph's in-memory copies (vector matrices, filter columns) are
+    read into this process now, and the shared ones (term indexes) started; the task
+    returned has already succeeded and its result says what was read and what is still
+    being built. Done in the serving process, not by a worker, whose caches are its own."""
+    graph = resolve(ctx, project, graph_uuid)
+    warmed = ctx.store.maintenance.warm("graph_uuid", graph.uuid)
+    return tasks.completed(ctx, project.uuid, graph.uuid, "graph.warm", dict(warmed))

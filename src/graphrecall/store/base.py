@@ -345,6 +345,15 @@ class Maintenance:
         being built after ``timeout`` seconds."""
         return True
 
+    def warm(self, field: str, owner_uuid: str) -> dict[str, int]:
+        """Load now the in-memory copies a search of one owner reads (``field`` names
+        the owner: ``graph_uuid`` for a graph), and start building the shared ones
+        (``graph.warm``: the first search after a restart, or after the owner's copies
+        were evicted, then finds them ready).
+        Returns what it loaded and what is still being built, by copy; a store that keeps
+        no copies in the process returns ``{}``."""
+        return {}
+
 
 class Store(Records, Provenance, Vectors, LexicalSearch, TaskQueue, Cursors):
     """Persistence for every record kind, provenance links, embeddings and the task queue."""

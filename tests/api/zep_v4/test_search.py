@@ -258,6 +258,34 @@ def test_cross_encoder_adds_relevance_in_unit_interval(zep: Zep, world: World) -
     assert info.value.body.error.param == "filter_low_quality_results"
 
 
+def test_filter_low_quality_cuts_the_tail_on_edges_and_nodes(zep: Zep, world: World) -> None:
+    """The same ranking, cut at the knee of its relevance curve: a prefix of the
+    unfiltered list, at least 5 long, keeping every result scored 0.9 or more."""
+    from graphrecall.retrieval import quality
+
+    searches: list[tuple[Callable[..., Any], str]] = [
+        (zep.graph.search_edges, "Who drinks coffee?"),
+        (zep.graph.search_nodes, "Globex"),
+    ]
+    cut = []
+    for search, query in searches:
+        every = search(world.graph, query=query, reranker="cross_encoder", page_size=50).items
+        kept = search(
+            world.graph,
+            query=query,
+            reranker="cross_encoder",
+            filter_low_quality_results=True,
+            page_size=50,
+        ).items
+        assert every and kept
+        relevance = [float(i.relevance or 0.0) for i in every]
+        assert [i.uuid_ for i in kept] == [i.uuid_ for i in every[: len(kept)]]
+        assert len(kept) == quality.kept(relevance) >= min(5, len(every))
+        assert all(r < 0.9 for r in relevance[len(kept) :])
+        cut.append(len(every) - len(kept))
+    assert cut[0] > 0  # one fact stands out: the tail of the others goes
+
+
 def test_node_distance_uses_true_shortest_paths(zep: Zep, world: World) -> None:
     # Dave is isolated; Carol -> Bob -> Alice -> Acme: hops from Carol differ by fact.
     items = (

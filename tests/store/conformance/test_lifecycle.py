@@ -297,3 +297,31 @@ def _claim_priority(store: Store, *, background: bool) -> list[Task]:
         max_episodes=256,
         background=background,
     )
+
+
+def test_warming_a_graph_reads_its_copies_and_changes_no_search(store: Store) -> None:
+    g, other = new_id(), new_id()
+    a, b, c = node(g, "a"), node(g, "b"), node(other, "c")
+    facts = [edge(g, a, b, f"fact {i} about tea") for i in range(3)]
+    store.insert([a, b, c, *facts])
+    store.set_embeddings(Node, g, [(a.uuid, unit([1, 0])), (b.uuid, unit([0, 1]))])
+    store.set_embeddings(Node, other, [(c.uuid, unit([1, 1]))])
+    store.set_embeddings(Edge, g, [(e.uuid, unit([1, i + 1])) for i, e in enumerate(facts)])
+    scope = {"graph_uuid": g}
+    before = (
+        store.text_search(Edge, scope, ["tea"], limit=10),
+        store.vector_search(Node, g, unit([1, 0]), scope=scope),
+    )
+    warmed = store.maintenance.warm("graph_uuid", g)
+    assert all(isinstance(v, int) and v >= 0 for v in warmed.values())
+    if "vector_rows" in warmed:  # a backend that reads the graph's vectors into the process
+        assert warmed["vector_rows"] == 5  # this graph's only
+        assert warmed["filter_column_rows"] == 5
+        hits = store.maintenance.cache_status()["vector_matrices"]["hits"]
+        store.vector_search(Node, g, unit([1, 0]), scope=scope)
+        assert store.maintenance.cache_status()["vector_matrices"]["hits"] == hits + 1
+    assert store.maintenance.warm("graph_uuid", new_id()).get("vector_rows", 0) == 0
+    assert before == (
+        store.text_search(Edge, scope, ["tea"], limit=10),
+        store.vector_search(Node, g, unit([1, 0]), scope=scope),
+    )

@@ -102,6 +102,20 @@ def test_exact_until_built_then_same_neighbours(indexes: VectorIndexes) -> None:
         assert [s for _, s in found] == pytest.approx((matrix @ q)[exact(matrix, q, 10)])
 
 
+def test_prepare_builds_the_index_a_search_would_start(indexes: VectorIndexes) -> None:
+    small = unit(99, 4)
+    indexes.prepare(("nodes", "small"), [str(i) for i in range(99)], small)
+    assert indexes.status() == {"ready": 0, "building": 0}  # searched exactly: no index
+    matrix = unit(300, 5)
+    uuids = [f"u{i}" for i in range(300)]
+    indexes.prepare(KEY, uuids, matrix)  # graph.warm: built before the first search
+    wait_ready(indexes)
+    found = indexes.search(KEY, uuids, matrix, matrix[7], 5)
+    assert found is not None and found[0][0] == 7
+    indexes.prepare(KEY, uuids, matrix)  # built already: nothing more
+    assert indexes.status() == {"ready": 1, "building": 0}
+
+
 def test_answers_follow_writes_made_after_the_snapshot(indexes: VectorIndexes) -> None:
     matrix = unit(500, 4)
     uuids = [f"u{i}" for i in range(500)]

@@ -27,6 +27,26 @@ class LookupBody(Body):
     user_id: str | None = None
 
 
+class LookupBatchBody(Body):
+    """``lookup.batch``: lists of developer-assigned ids (lengths checked by the service,
+    which names the list)."""
+
+    graphs: list[str] | None = None
+    threads: list[str] | None = None
+    users: list[str] | None = None
+
+
+class GraphQueryBody(Body):
+    """``graph.query`` (and ``query_stream``, which sets ``stream``)."""
+
+    query: str = Field(max_length=8192)  # as search takes
+    graph_uuids: list[str]
+    mode: str | None = None
+    generate_answer: bool | None = None
+    guidance: str | None = None
+    stream: bool | None = None
+
+
 class ThreadCreateBody(Body):
     user_uuid: str
 

@@ -1,4 +1,4 @@
-"""/graphs: create, read, list, update, delete, lookup, subgraph."""
+"""/graphs: create, read, list, update, delete, lookup, clone, warm, subgraph."""
 
 from __future__ import annotations
 
@@ -83,6 +83,12 @@ def clone_graph(
     """The request has no fields (Zep's ``CloneGraphRequest`` is an open object)."""
     graph, task = graphs.clone_graph(ctx, project, graph_uuid)
     return CloneGraphResult(graph=wire.graph(graph), task=wire.task(task))
+
+
+@router.post("/graphs/{graph_uuid}/warm", response_model=wire.AsyncResult, status_code=202)
+def warm_graph(graph_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+    """Zep's hint to make the graph's searches fast; here it loads what they read."""
+    return wire.AsyncResult(task=wire.task(graphs.warm_graph(ctx, project, graph_uuid)))
 
 
 @router.post("/graphs/{graph_uuid}/subgraph", response_model=wire.SubgraphResponse)

@@ -31,7 +31,17 @@ class PostgresMaintenance(Maintenance):
 
     def wait_until_warm(self, timeout: float = 120.0) -> bool:
         """Read every text table whole (the big ones in the background) and wait."""
+        self._start_copies()
+        return self._text.indexes.wait(timeout)
+
+    def warm(self, field: str, owner_uuid: str) -> dict[str, int]:
+        """The only in-process copies are the text tables' postings (whole tables, not
+        per owner): their builds are started; vectors and filters are read by PostgreSQL
+        itself, from its own buffer cache."""
+        self._start_copies()
+        return {"term_indexes_building": self._text.indexes.status()["building"]}
+
+    def _start_copies(self) -> None:
         for kind, table in TABLES.items():
             if table in TEXT_TABLES:
                 self._text.indexes.current(table, owner_field(kind), SCOPE_OF[kind].text_weights)
-        return self._text.indexes.wait(timeout)

@@ -528,6 +528,25 @@ class FilterColumns:
         with self._catch_lock:
             return self._caught_up((table, owner), owner_field, wanted)
 
+    def preload(self, table: str, owner_field: str, owner: str) -> int:
+        """Read (or catch up) ``owner``'s copy of ``table`` now, not in the background
+        (``graph.warm``); the rows the copy holds (0 also when ``table`` has none, or
+        another thread is reading it)."""
+        if table not in COLUMNS:
+            return 0
+        key = (table, owner)
+        copy = self.current(table, owner_field, owner, lambda: False)
+        if copy is None:
+            with self._lock:
+                if key in self._building or self._closed:
+                    return 0
+                self._building.add(key)
+            self._build(key, owner_field)
+            with self._lock:
+                held = self._copies.get(key)
+            copy = held[1] if held is not None else None
+        return 0 if copy is None else len(copy)
+
     def _caught_up(self, key: Key, owner_field: str, wanted: Callable[[], bool]) -> Columns | None:
         table, owner = key
         with self._lock:

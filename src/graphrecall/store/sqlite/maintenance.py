@@ -3,7 +3,7 @@ change logs, and the health of the in-memory copies."""
 
 from __future__ import annotations
 
-from graphrecall.domain.scopes import TEXT_TABLES
+from graphrecall.domain.scopes import SCOPES, TEXT_TABLES
 from graphrecall.store.base import Maintenance
 from graphrecall.store.sqlite import term_index
 from graphrecall.store.sqlite.connection import Database
@@ -56,6 +56,24 @@ class SQLiteMaintenance(Maintenance):
 
     def wait_until_warm(self, timeout: float = 120.0) -> bool:
         return self._text.wait_for_term_indexes(timeout)
+
+    def warm(self, field: str, owner_uuid: str) -> dict[str, int]:
+        """The owner's vector matrices and filter columns are read here; the term
+        indexes (whole tables) and the HNSW index of an owner past ``ANN_MIN_ROWS`` are
+        built in the background, as a search would start them."""
+        self._text.wait_for_term_indexes(0.0)  # starts the builds, does not wait
+        vectors = columns = 0
+        for scope in SCOPES.values():
+            if scope.owner_field != field:
+                continue
+            vectors += self._vectors.preload(scope.kind, owner_uuid)
+            columns += self._filters.columns.preload(scope.table, field, owner_uuid)
+        return {
+            "vector_rows": vectors,
+            "filter_column_rows": columns,
+            "term_indexes_building": self._text.indexes.status()["building"],
+            "vector_indexes_building": self._vectors.ann.status()["building"],
+        }
 
     def compact_text_indexes(self) -> bool:
         """FTS5 writes each transaction's rows as a new segment and merges segments only

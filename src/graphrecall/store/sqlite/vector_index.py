@@ -100,6 +100,14 @@ class VectorIndexes:
                     self._schedule(key, list(uuids), matrix)
         return _search(snapshot, alignment, matrix, vector, limit)
 
+    def prepare(self, key: Key, uuids: Sequence[str], matrix: Matrix) -> None:
+        """Start building the index a search of this matrix would use, if it has none."""
+        if len(uuids) < self.min_rows:
+            return
+        with self._lock:
+            if key not in self._snapshots:
+                self._schedule(key, list(uuids), matrix)
+
     def note_update(
         self,
         key: Key,

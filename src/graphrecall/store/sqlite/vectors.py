@@ -284,6 +284,14 @@ class Vectors(base.Vectors):
             nearest = self.ann.search(key, uuids, matrix, vector, fetch)
         return None
 
+    def preload(self, kind: type[Record], owner_uuid: str) -> int:
+        """Read the owner's matrix into the cache (and start its HNSW index when it is
+        big enough for one); the rows it holds."""
+        uuids, _, matrix = self._matrix(kind, owner_uuid)
+        if uuids:
+            self.ann.prepare((rowmap.table(kind), owner_uuid), uuids, matrix)
+        return len(uuids)
+
     def _matrix(
         self, kind: type[Record], owner_uuid: str
     ) -> tuple[list[str], dict[str, int], npt.NDArray[np.float32]]:
