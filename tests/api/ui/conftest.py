@@ -13,10 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, sync_playwright
+from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
 
 from tests.api.ui.seed import SPACE, Seeded, seed
 from tests.conftest import API_KEY, Server, _free_port
+
+# expect()'s own wait (5 s by default) is not the context's: on a loaded 2-core machine the
+# explorer's first render took longer (two flakes at load 13), so it waits as long as actions.
+expect.set_options(timeout=30_000)
 
 # Without these Chromium waits on the network on a machine with none (sign-in, field
 # trials, component updates) and cannot start its sandbox as root.
