@@ -79,6 +79,14 @@ class VectorIndexes:
     def close(self) -> None:
         self._closed = True  # builds not yet started are skipped
 
+    def prepare(self, key: Key, uuids: Sequence[str], matrix: Matrix) -> None:
+        """Start building ``key``'s index now if it is big enough and has none."""
+        if len(uuids) < self.min_rows:
+            return
+        with self._lock:
+            if key not in self._snapshots:
+                self._schedule(key, list(uuids), matrix)
+
     def search(
         self, key: Key, uuids: Sequence[str], matrix: Matrix, vector: Matrix, limit: int
     ) -> list[tuple[int, float]] | None:
