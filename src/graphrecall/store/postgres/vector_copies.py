@@ -52,11 +52,14 @@ ASSUMED_DIMS = 384
 
 def position(db: Database) -> tuple[int, int]:
     """(the vector log's newest entry, its pruned floor): one round trip."""
-    found = db.query(
-        "SELECT (SELECT coalesce(max(seq), 0) FROM vector_changes) AS last,"
-        " (SELECT coalesce(max(seq), 0) FROM vector_log_floor) AS floor"
-    )
+    found = db.query(f"SELECT {LOG_POSITION}")
     return int(found[0]["last"]), int(found[0]["floor"])
+
+
+LOG_POSITION = (
+    "(SELECT coalesce(max(seq), 0) FROM vector_changes) AS last,"
+    " (SELECT coalesce(max(seq), 0) FROM vector_log_floor) AS floor"
+)
 
 
 def stacked(blobs: list[bytes]) -> Matrix:
@@ -84,12 +87,22 @@ class VectorCopies:
         """The most vectors an owner may have to be copied."""
         return self.matrices.max_bytes // 2 // (4 * ASSUMED_DIMS + ROW_OVERHEAD_BYTES)
 
-    def current(self, key: Key, rows: int) -> Copy | None:
-        """The copy of ``key``'s matrix as of the log's newest entry (``rows``: how many
-        vectors the owner has), else None: pgvector answers."""
+    def current(self, key: Key) -> tuple[Copy | None, int]:
+        """(the copy of ``key``'s matrix as of the log's newest entry, else None:
+        pgvector answers; how many vectors the owner has), in one round trip when the
+        copy is current."""
+        table, owner = key
+        found = self.db.query(
+            "SELECT (SELECT n FROM embedding_counts WHERE owner_uuid = %s AND kind = %s) AS n,"
+            f" {LOG_POSITION}",
+            [owner, table],
+        )[0]
+        rows, last, floor = int(found["n"] or 0), int(found["last"]), int(found["floor"])
         if self.db.in_transaction() or self._closed or rows > self.max_rows():
-            return None  # a transaction's own writes are in no copy
-        last, floor = position(self.db)
+            return None, rows  # a transaction's own writes are in no copy
+        return self._current(key, rows, last, floor), rows
+
+    def _current(self, key: Key, rows: int, last: int, floor: int) -> Copy | None:
         cached = self.matrices.get(key)
         if cached is not None and cached[0] == last:
             self.matrices.count(hit=True)

@@ -147,8 +147,7 @@ class Vectors(base.Vectors):
         owner = owner_field(kind)
         sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
         query = np.asarray(vector, dtype=np.float32)
-        rows_of_owner = self.count(kind, owner_uuid)
-        copy = self.copies.current((table, owner_uuid), rows_of_owner)
+        copy, rows_of_owner = self.copies.current((table, owner_uuid))
         if copy is not None:
             flt = None
             if restricted(kind, scope, where):
