@@ -118,7 +118,7 @@ class VectorCopies:
                 self.matrices.put(key, fresh)
                 return fresh[1], fresh[2], fresh[3]
         if rows <= INLINE_LOAD_ROWS:
-            entry = self._read(key)
+            entry = self._read(key, last)
             self.matrices.put(key, entry)
             return entry[1], entry[2], entry[3]
         with self._lock:
@@ -129,10 +129,9 @@ class VectorCopies:
                 ).start()
         return None
 
-    def _read(self, key: Key) -> Entry:
-        """The owner's vectors whole, stamped with the log entry read first."""
+    def _read(self, key: Key, last: int) -> Entry:
+        """The owner's vectors whole, stamped with ``last``, a log entry read before."""
         table, owner = key
-        last, _ = position(self.db)
         with self.db.connection() as conn:
             found = conn.execute(
                 "SELECT uuid, embedding AS v FROM embeddings"
@@ -147,7 +146,7 @@ class VectorCopies:
     def _read_apart(self, key: Key) -> None:
         started = time.monotonic()
         try:
-            entry = self._read(key)
+            entry = self._read(key, position(self.db)[0])
             if not self._closed:
                 self.matrices.put(key, entry)
                 # Start the HNSW build now, not at the next search: the searches after
