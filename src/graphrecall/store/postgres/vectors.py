@@ -3,8 +3,9 @@
 The leg is answered from the owner's in-memory matrix when this process holds a current
 copy (``vector_copies.py``: the shared matrix search of ``store/matrix_search.py``, the
 same exact scan and HNSW index as SQLite's). Otherwise (a copy being read in the
-background, an owner too big to copy, a search inside a write transaction) pgvector
-answers: an owner with fewer than :data:`ANN_MIN_ROWS` vectors of a kind (the SQLite
+background, an owner too big to copy, a search inside a write transaction, or an owner of
+:data:`ANN_MIN_ROWS` vectors or more under a filter no index bounds, which pgvector's
+iterative scan tests inside the index walk) pgvector answers: an owner with fewer than :data:`ANN_MIN_ROWS` vectors of a kind (the SQLite
 backend's threshold) is searched exactly: cosine (inner product of normalised vectors)
 over its rows that pass the scope and filter, chosen in one query so a filter never
 empties a page another match could fill. A bigger one goes through the kind's HNSW index
@@ -148,9 +149,15 @@ class Vectors(base.Vectors):
         sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
         query = np.asarray(vector, dtype=np.float32)
         copy, rows_of_owner = self.copies.current((table, owner_uuid))
+        narrowed = restricted(kind, scope, where)
+        if narrowed and not bounded(where) and rows_of_owner >= ANN_MIN_ROWS:
+            # A big owner under a filter no index bounds: pgvector's iterative scan tests
+            # the filter as the index yields rows, in one statement; the copy would check
+            # its nearest rows in SQL batch after batch (no in-memory filter columns here).
+            copy = None
         if copy is not None:
             flt = None
-            if restricted(kind, scope, where):
+            if narrowed:
 
                 def allowed() -> list[str]:
                     found = self.db.query(f"SELECT t.uuid FROM {table} t WHERE {sql_where}", params)
