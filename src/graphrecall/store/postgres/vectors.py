@@ -2,18 +2,20 @@
 
 The leg is answered from the owner's in-memory matrix when this process holds a current
 copy (``vector_copies.py``: the shared matrix search of ``store/matrix_search.py``, the
-same exact scan and HNSW index as SQLite's). Otherwise (a copy being read in the
-background, an owner too big to copy, a search inside a write transaction, or an owner of
-:data:`ANN_MIN_ROWS` vectors or more under a filter no index bounds, which pgvector's
-iterative scan tests inside the index walk) pgvector answers: an owner with fewer than :data:`ANN_MIN_ROWS` vectors of a kind (the SQLite
-backend's threshold) is searched exactly: cosine (inner product of normalised vectors)
-over its rows that pass the scope and filter, chosen in one query so a filter never
-empties a page another match could fill. A bigger one goes through the kind's HNSW index
-(migration 6), with pgvector >= 0.8's iterative scan so the owner and filter conditions,
-tested as the index yields rows, still fill the page; when the index yields fewer rows
-than asked (pgvector < 0.8, or a filter that passes few rows near the query), the exact
-scan answers instead. Either way the chosen rows are scored again in numpy float32, so
-scores (and the order among them, ties by uuid) are the SQLite backend's.
+same exact scan and HNSW index as SQLite's). Otherwise pgvector answers: a copy being
+read in the background, an owner too big to copy, a search inside a write transaction,
+or an owner of :data:`ANN_MIN_ROWS` vectors or more under a filter no index bounds
+(pgvector's iterative scan tests it inside the index walk).
+
+On pgvector's path, an owner with fewer than :data:`ANN_MIN_ROWS` vectors of a kind (the
+SQLite backend's threshold) is searched exactly: cosine (inner product of normalised
+vectors) over its rows that pass the scope and filter, chosen in one query so a filter
+never empties a page another match could fill. A bigger one goes through the kind's
+HNSW index (migration 6), with pgvector >= 0.8's iterative scan so the owner and filter
+conditions, tested as the index yields rows, still fill the page; when the index yields
+fewer rows than asked (pgvector < 0.8, or a filter that passes few rows near the query),
+the exact scan answers instead. Either way the chosen rows are scored again in numpy
+float32, so scores (and the order among them, ties by uuid) are the SQLite backend's.
 """
 
 from __future__ import annotations
