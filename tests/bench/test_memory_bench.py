@@ -12,7 +12,7 @@ import pytest
 
 from graphrecall.bench.memory import wait_for_indexes
 from graphrecall.cli import main
-from graphrecall.store.sqlite import vector_index
+from graphrecall.store import vector_index
 
 
 def test_bench_memory_times_every_mode_at_both_layers(

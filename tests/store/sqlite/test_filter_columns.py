@@ -19,10 +19,10 @@ from graphrecall.domain import clock
 from graphrecall.domain import predicates as p
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge
-from graphrecall.store import Store, open_store
+from graphrecall.store import Store, open_store, vector_index
 from graphrecall.store.lexical import plan as fulltext
 from graphrecall.store.lexical import postings as term_index
-from graphrecall.store.sqlite import filter_columns, maintenance, vector_index
+from graphrecall.store.sqlite import filter_columns, maintenance
 from graphrecall.store.sqlite import term_index as term_copies
 from graphrecall.store.sqlite.filter_columns import Columns
 from graphrecall.store.sqlite.filtering import FilterCopies

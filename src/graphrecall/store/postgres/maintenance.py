@@ -1,27 +1,37 @@
 """Health and upkeep of the PostgreSQL store's in-process copies: the text tables'
-postings (``term_index.py``) and the change log they catch up from."""
+postings (``term_index.py``), the owners' vector matrices (``vector_copies.py``), and
+the change logs they catch up from."""
 
 from __future__ import annotations
 
 from graphrecall.domain.scopes import SCOPE_OF, TABLES, TEXT_TABLES, owner_field
 from graphrecall.store.base import Maintenance
 from graphrecall.store.postgres.text_search import TextSearch
+from graphrecall.store.postgres.vector_copies import VectorCopies
 
 
 class PostgresMaintenance(Maintenance):
-    def __init__(self, text: TextSearch) -> None:
+    def __init__(self, text: TextSearch, vectors: VectorCopies) -> None:
         self._text = text
+        self._vectors = vectors
+
+    def vector_index_status(self) -> dict[str, int]:
+        return self._vectors.status()
 
     def text_index_status(self) -> dict[str, int]:
         return self._text.indexes.status()
 
     def cache_status(self) -> dict[str, dict[str, int]]:
         indexes = self._text.indexes
-        return {"term_indexes": {**indexes.status(), "bytes": indexes.memory_bytes()}}
+        return {
+            "term_indexes": {**indexes.status(), "bytes": indexes.memory_bytes()},
+            "vector_matrices": self._vectors.matrices.status(),
+        }
 
     def compact_text_indexes(self) -> bool:
-        """Prune the change log (the only upkeep PostgreSQL leaves to the store)."""
-        return self._text.indexes.prune_log()
+        """Prune the change logs (the only upkeep PostgreSQL leaves to the store)."""
+        pruned = self._vectors.prune_log()
+        return self._text.indexes.prune_log() or pruned
 
     def refresh_text_indexes(self) -> None:
         """Catch up (or read again) the copies of the tables searched from a copy."""

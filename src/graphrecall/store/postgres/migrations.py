@@ -504,6 +504,39 @@ MIGRATIONS: list[str] = [
     CREATE INDEX webhook_deliveries_uuid ON webhook_deliveries(uuid);
     CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
     """,
+    # 14: the vector change log: every embedding written or dropped, numbered in commit
+    # order (under the lexical log's lock), so each process's in-memory matrices
+    # (``vector_copies.py``) catch up with writes made by any process.
+    """
+    CREATE TABLE vector_changes (
+        seq bigserial PRIMARY KEY, kind ctext NOT NULL, owner_uuid ctext NOT NULL,
+        uuid ctext NOT NULL
+    );
+    CREATE INDEX vector_changes_owner ON vector_changes(owner_uuid, kind, seq);
+    CREATE TABLE vector_log_floor (seq bigint NOT NULL);
+    INSERT INTO vector_log_floor VALUES (0);
+    CREATE FUNCTION vector_log() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext('graphrecall lexical log'),
+            hashtext(TG_TABLE_SCHEMA));
+        IF TG_OP IN ('DELETE', 'UPDATE') THEN
+            INSERT INTO vector_changes (kind, owner_uuid, uuid)
+                SELECT kind, owner_uuid, uuid FROM old_rows;
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN
+            INSERT INTO vector_changes (kind, owner_uuid, uuid)
+                SELECT kind, owner_uuid, uuid FROM new_rows;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER embeddings_log_insert AFTER INSERT ON embeddings
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION vector_log();
+    CREATE TRIGGER embeddings_log_delete AFTER DELETE ON embeddings
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION vector_log();
+    CREATE TRIGGER embeddings_log_update AFTER UPDATE ON embeddings
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION vector_log();
+    """,
 ]
 
 

@@ -6,11 +6,12 @@ interface from one of them.
 - ``records.py``: records written, read, filtered, counted, listed (``rows.py`` maps them,
   ``predicates.py`` compiles filters);
 - ``graph.py``: nodes by name, adjacency, degrees, and provenance links;
-- ``vectors.py``: embeddings (pgvector) and the vector leg;
+- ``vectors.py``: embeddings (pgvector) and the vector leg (``vector_copies.py``: the
+  owners' in-memory matrices, caught up from the vector change log);
 - ``text_search.py``: the lexical leg (``tokens.py``: FTS5's tokenizer; shared BM25);
 - ``queue.py``: the task queue's statements (``FOR UPDATE SKIP LOCKED``; ``store/queue.py``
   claims); search cursors: ``store/cursors.py``; ``maintenance.py``: the in-memory
-  postings copies' health and the change log's pruning.
+  copies' health and the change logs' pruning.
 
 ``postgresql://user@host:port/db`` opens it; ``?schema=NAME`` keeps its tables in a
 schema of their own. Migrations (``migrations.py``) run on open under an advisory lock.
@@ -43,19 +44,21 @@ class PostgresStore(AssembledStore):
             raise
         self._tokenizer = Tokenizer()
         self._lexical = TextSearch(self.db, self._tokenizer)
+        self._pgvectors = Vectors(self.db)
         super().__init__(
             transactions=self.db,
             records=Records(self.db, self._tokenizer),
             graphs=Graphs(self.db),
             links=Links(self.db),
-            vectors=Vectors(self.db),
+            vectors=self._pgvectors,
             text=self._lexical,
             queue=PostgresQueue(self.db),
             cursors=SqlCursors(self.db, "%s"),
-            maintenance=PostgresMaintenance(self._lexical),
+            maintenance=PostgresMaintenance(self._lexical, self._pgvectors.copies),
         )
 
     def close(self) -> None:
         self._lexical.close()
+        self._pgvectors.close()
         self.db.close()
         self._tokenizer.close()

@@ -1,14 +1,21 @@
 """Embeddings per owner in a pgvector ``vector`` column, and the vector leg.
 
-An owner with fewer than :data:`ANN_MIN_ROWS` vectors of a kind (the SQLite backend's
-threshold) is searched exactly: cosine (inner product of normalised vectors) over its
-rows that pass the scope and filter, chosen in one query so a filter never empties a
-page another match could fill. A bigger one goes through the kind's HNSW index
-(migration 6), with pgvector >= 0.8's iterative scan so the owner and filter conditions,
-tested as the index yields rows, still fill the page; when the index yields fewer rows
-than asked (pgvector < 0.8, or a filter that passes few rows near the query), the exact
-scan answers instead. Either way the chosen rows are scored again in numpy float32, so
-scores (and the order among them, ties by uuid) are the SQLite backend's.
+The leg is answered from the owner's in-memory matrix when this process holds a current
+copy (``vector_copies.py``: the shared matrix search of ``store/matrix_search.py``, the
+same exact scan and HNSW index as SQLite's). Otherwise pgvector answers: a copy being
+read in the background, an owner too big to copy, a search inside a write transaction,
+or an owner of :data:`ANN_MIN_ROWS` vectors or more under a filter no index bounds
+(pgvector's iterative scan tests it inside the index walk).
+
+On pgvector's path, an owner with fewer than :data:`ANN_MIN_ROWS` vectors of a kind (the
+SQLite backend's threshold) is searched exactly: cosine (inner product of normalised
+vectors) over its rows that pass the scope and filter, chosen in one query so a filter
+never empties a page another match could fill. A bigger one goes through the kind's
+HNSW index (migration 6), with pgvector >= 0.8's iterative scan so the owner and filter
+conditions, tested as the index yields rows, still fill the page; when the index yields
+fewer rows than asked (pgvector < 0.8, or a filter that passes few rows near the query),
+the exact scan answers instead. Either way the chosen rows are scored again in numpy
+float32, so scores (and the order among them, ties by uuid) are the SQLite backend's.
 """
 
 from __future__ import annotations
@@ -21,11 +28,14 @@ import numpy as np
 from graphrecall.domain.models import Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import TENANT_KEYED, owner_field
-from graphrecall.store import base
+from graphrecall.store import base, matrix_search
 from graphrecall.store.base import Scope, Vector
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
 from graphrecall.store.postgres.migrations import HNSW_DIMS, VECTOR_TABLES
+from graphrecall.store.postgres.vector_copies import VectorCopies
+from graphrecall.store.predicates import bounded, restricted
+from graphrecall.store.vector_math import cosines
 
 # Below this many vectors of a kind an owner is scanned exactly (as SQLite does): exact
 # is then both fast and what the conformance suite's order rules need.
@@ -51,6 +61,10 @@ class Vectors(base.Vectors):
     def __init__(self, db: Database) -> None:
         self.db = db
         self._iterative: bool | None = None  # pgvector >= 0.8, found on first use
+        self.copies = VectorCopies(db)
+
+    def close(self) -> None:
+        self.copies.close()
 
     def iterative_scans(self) -> bool:
         """Whether the server's pgvector has iterative index scans (0.8 and later)."""
@@ -136,6 +150,29 @@ class Vectors(base.Vectors):
         owner = owner_field(kind)
         sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
         query = np.asarray(vector, dtype=np.float32)
+        copy, rows_of_owner = self.copies.current((table, owner_uuid))
+        narrowed = restricted(kind, scope, where)
+        if narrowed and not bounded(where) and rows_of_owner >= ANN_MIN_ROWS:
+            # A big owner under a filter no index bounds: pgvector's iterative scan tests
+            # the filter as the index yields rows, in one statement; the copy would check
+            # its nearest rows in SQL batch after batch (no in-memory filter columns here).
+            copy = None
+        if copy is not None:
+            flt = None
+            if narrowed:
+
+                def allowed() -> list[str]:
+                    found = self.db.query(f"SELECT t.uuid FROM {table} t WHERE {sql_where}", params)
+                    return [r["uuid"] for r in found]
+
+                def passing(some: list[str]) -> set[str]:
+                    return rowmap.passing(self.db, kind, sql_where, params, some)
+
+                flt = matrix_search.Filter(bounded(where), allowed, passing)
+            uuids, index, matrix = copy
+            return matrix_search.search(
+                self.copies.ann, (table, owner_uuid), uuids, index, matrix, query, limit, flt
+            )
         if where is None and dict(scope) == {owner: owner_uuid}:
             # The scope is the owner itself: its vectors are its rows' (they are deleted
             # with them), so the record table need not be joined.
@@ -149,11 +186,7 @@ class Vectors(base.Vectors):
                 f" WHERE e.owner_uuid = %s AND e.kind = %s AND {sql_where}"
             )
         rows = None
-        if (
-            table in VECTOR_TABLES
-            and len(query) == HNSW_DIMS
-            and self.count(kind, owner_uuid) >= ANN_MIN_ROWS
-        ):
+        if table in VECTOR_TABLES and len(query) == HNSW_DIMS and rows_of_owner >= ANN_MIN_ROWS:
             rows = self._approximate(join, table, [owner_uuid, table, *params], query, limit)
         if rows is None:
             # The vectors go to text only for the rows kept: in one query level PostgreSQL
@@ -165,7 +198,7 @@ class Vectors(base.Vectors):
         if not rows:
             return []
         matrix = np.stack([from_binary(r["v"]) for r in rows])
-        scores = matrix @ query
+        scores = cosines(matrix, query)  # as the copies and SQLite sum, to the last bit
         found = [(r["uuid"], float(s)) for r, s in zip(rows, scores.tolist(), strict=True)]
         return sorted(found, key=lambda x: (-x[1], x[0]))
 

@@ -11,27 +11,6 @@ from graphrecall.domain import jsonpath, safe_regex, tree_match
 from graphrecall.domain import predicates as p
 from graphrecall.store.predicates import CMP, Dialect, SqlCompiler
 
-# A filter naming at most this many episodes, or uuids, allows few rows, found by index.
-BOUNDED_EPISODES = 100
-BOUNDED_UUIDS = 1_000
-
-
-def bounded(pred: p.Predicate | None) -> bool:
-    """Whether an index finds the few rows ``pred`` allows: it is, or ANDs, a link to a few
-    episodes (``episode_uuids``, the ``links`` index) or a short list of uuids (the primary
-    key). A search under such a filter lists those rows and ranks just them, instead of
-    ranking the best rows and checking them against a filter that few of them pass."""
-    match pred:
-        case p.LinkedToEpisodes(episode_uuids):
-            return len(episode_uuids) <= BOUNDED_EPISODES
-        case p.Column("uuid", "in", values):
-            return len(values) <= BOUNDED_UUIDS
-        case p.Column("uuid", "eq", _):
-            return True
-        case p.And(items):
-            return any(bounded(i) for i in items)
-    return False
-
 
 def _member(column: str, values: Any, params: list[Any]) -> str:
     params.extend(values)

@@ -32,12 +32,12 @@ from graphrecall.store.lexical import bm25 as lexical_bm25
 from graphrecall.store.lexical import plan as lexical_plan
 from graphrecall.store.lexical import postings
 from graphrecall.store.lexical.postings import TermIndex
+from graphrecall.store.predicates import bounded
 from graphrecall.store.sqlite import fts5, term_index
 from graphrecall.store.sqlite import rows as rowmap
 from graphrecall.store.sqlite.connection import Database, tune
 from graphrecall.store.sqlite.filtering import FilterCopies, restricted
 from graphrecall.store.sqlite.migrations import FTS_TOKENIZE
-from graphrecall.store.sqlite.predicates import bounded
 from graphrecall.store.sqlite.term_index import TermIndexes
 
 log = logging.getLogger(__name__)

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -16,23 +15,20 @@ import numpy.typing as npt
 from graphrecall.domain.models import Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import TENANT_KEYED, owner_field
-from graphrecall.store import base
+from graphrecall.store import base, matrix_search
 from graphrecall.store.base import Scope, Vector
+from graphrecall.store.matrix_cache import MatrixCache
+from graphrecall.store.predicates import bounded
 from graphrecall.store.sqlite import rows as rowmap
 from graphrecall.store.sqlite.connection import Database
 from graphrecall.store.sqlite.filtering import FilterCopies, restricted
-from graphrecall.store.sqlite.matrix_cache import MatrixCache
-from graphrecall.store.sqlite.predicates import bounded
-from graphrecall.store.sqlite.vector_index import VectorIndexes
+from graphrecall.store.vector_index import VectorIndexes
 from graphrecall.store.vector_math import best, cosines
 
 log = logging.getLogger(__name__)
 
 # Logged vector writes per owner beyond which the next read reloads the matrix instead.
 VECTOR_LOG_MAX = 20_000
-# A filtered search over an HNSW index checks this many nearest rows against the filter.
-POST_FILTER_FETCH = 1_000
-POST_FILTER_FETCH_MAX = 20_000
 
 
 class Vectors(base.Vectors):
@@ -155,47 +151,34 @@ class Vectors(base.Vectors):
         limit: int = 100,
     ) -> list[tuple[str, float]]:
         uuids, index, matrix = self._matrix(kind, owner_uuid)
-        if not uuids:
-            return []
         key = (rowmap.table(kind), owner_uuid)
+        flt = None
         if restricted(kind, scope, where):
             sql_where, params = rowmap.where(kind, scope, where)
-            if not bounded(where) and len(uuids) >= self.ann.min_rows:
+            table = rowmap.table(kind)
+
+            def allowed() -> list[str]:
+                rows = self.db.query(f"SELECT t.uuid FROM {table} t WHERE {sql_where}", params)
+                return [r[0] for r in rows]
+
+            def passing(some: list[str]) -> set[str]:
+                return rowmap.passing(self.db, kind, sql_where, params, some)
+
+            def in_memory() -> list[tuple[str, float]] | None:
                 hits = self._masked_vector_search(
                     kind, key, uuids, index, matrix, vector, scope, where, limit
                 )
-                if hits is not None and not self._confirmed(kind, sql_where, params, hits):
-                    hits = None
-                if hits is None:
+                if hits is not None and len(passing([u for u, _ in hits])) != len(hits):
+                    log.warning(
+                        "the filter columns of %s disagree with SQL: filtering in SQL",
+                        kind.__name__,
+                    )
+                    return None  # the copy is a cache: if it ever disagrees, SQL answers
+                return hits
 
-                    def passing(rows: list[int]) -> set[int]:
-                        ok = rowmap.passing(
-                            self.db, kind, sql_where, params, [uuids[r] for r in rows]
-                        )
-                        return {r for r in rows if uuids[r] in ok}
-
-                    hits = self._post_filtered(key, uuids, matrix, vector, passing, limit)
-                if hits is not None:
-                    return hits
-            allowed = [
-                r[0]
-                for r in self.db.query(
-                    f"SELECT t.uuid FROM {rowmap.table(kind)} t WHERE {sql_where}", params
-                )
-            ]
-            rows = np.fromiter((index[u] for u in allowed if u in index), dtype=np.int64)
-            if rows.size == 0:
-                return []
-            scores = cosines(matrix[rows], vector)
-        else:
-            approximate = self.ann.search(key, uuids, matrix, vector, limit)
-            if approximate is not None:
-                hits = [(uuids[row], score) for row, score in approximate]
-                return sorted(hits, key=lambda h: (-h[1], h[0]))
-            rows = np.arange(len(uuids))
-            scores = cosines(matrix, vector)
-        top = best(scores, limit, lambda i: uuids[int(rows[i])])
-        return [(uuids[int(rows[i])], score) for i, score in top]
+            flt = matrix_search.Filter(bounded(where), allowed, passing, in_memory)
+        query = np.asarray(vector, dtype=np.float32)
+        return matrix_search.search(self.ann, key, uuids, index, matrix, query, limit, flt)
 
     def _masked_vector_search(
         self,
@@ -219,7 +202,7 @@ class Vectors(base.Vectors):
         copy, allowed = found
         rows = copy.matrix_rows(index)[allowed]
         rows = np.sort(rows[rows >= 0])  # in memory order: gathering them is ~2x faster
-        if rows.size > POST_FILTER_FETCH_MAX:
+        if rows.size > matrix_search.POST_FILTER_FETCH_MAX:
             permitted = np.zeros(len(uuids), dtype=bool)
             permitted[rows] = True
 
@@ -227,62 +210,12 @@ class Vectors(base.Vectors):
                 at = np.asarray(nearest, dtype=np.int64)
                 return set(at[permitted[at]].tolist())
 
-            hits = self._post_filtered(key, uuids, matrix, vector, passing, limit)
+            hits = matrix_search.post_filtered(self.ann, key, uuids, matrix, vector, passing, limit)
             if hits is not None:
                 return hits
         scores = cosines(matrix[rows], vector)
         top = best(scores, limit, lambda i: uuids[int(rows[i])])
         return [(uuids[int(rows[i])], score) for i, score in top]
-
-    def _confirmed(
-        self,
-        kind: type[Record],
-        sql_where: str,
-        params: list[Any],
-        hits: Sequence[tuple[str, float]],
-    ) -> bool:
-        """Whether every row of a page found through the filter columns passes the filter
-        in SQL too (the copy is a cache: if it ever disagrees, SQL answers)."""
-        passing = rowmap.passing(self.db, kind, sql_where, params, [u for u, _ in hits])
-        if len(passing) == len(hits):
-            return True
-        log.warning("the filter columns of %s disagree with SQL: filtering in SQL", kind.__name__)
-        return False
-
-    def _post_filtered(
-        self,
-        key: tuple[str, str],
-        uuids: list[str],
-        matrix: npt.NDArray[np.float32],
-        vector: Vector,
-        passing: Callable[[list[int]], set[int]],
-        limit: int,
-    ) -> list[tuple[str, float]] | None:
-        """A big owner's best ``limit`` rows that pass a filter (``passing`` tells which of
-        some rows do), found by checking its nearest rows against the filter; None when
-        there is no index yet or the filter passes too few of them: then every allowed row
-        is scored exactly."""
-        fetch = POST_FILTER_FETCH
-        nearest = self.ann.search(key, uuids, matrix, vector, fetch)
-        checked: set[int] = set()
-        hits: list[tuple[str, float]] = []
-        while nearest is not None:
-            fresh = [(row, score) for row, score in nearest if row not in checked]
-            passed = passing([r for r, _ in fresh])
-            hits += [(uuids[r], score) for r, score in fresh if r in passed]
-            checked.update(r for r, _ in fresh)
-            if len(hits) >= limit or len(checked) >= len(uuids):
-                hits.sort(key=lambda h: (-h[1], h[0]))
-                return hits[:limit]
-            if not hits:
-                return None  # a selective filter: its rows are few, score them all
-            # Once more, as deep as this pass rate needs (with a margin), checking only
-            # the rows not checked yet.
-            fetch = max(2 * fetch, int(1.5 * limit * fetch / len(hits)))
-            if fetch > POST_FILTER_FETCH_MAX:
-                return None
-            nearest = self.ann.search(key, uuids, matrix, vector, fetch)
-        return None
 
     def preload(self, kind: type[Record], owner_uuid: str) -> int:
         """Read the owner's matrix into the cache (and start its HNSW index when it is

@@ -1,4 +1,4 @@
-"""The bounded cache of vector matrices (store/sqlite/matrix_cache.py): least recently
+"""The bounded cache of vector matrices (store/matrix_cache.py): least recently
 used dropped past the bound, hits and misses counted, and a dropped owner's matrix read
 again with the same answers."""
 
@@ -12,8 +12,8 @@ from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Node
 from graphrecall.store import open_store
-from graphrecall.store.sqlite.matrix_cache import ROW_OVERHEAD_BYTES, Entry, MatrixCache
-from tests.store.sqlite.test_vector_index import unit
+from graphrecall.store.matrix_cache import ROW_OVERHEAD_BYTES, Entry, MatrixCache
+from tests.store.test_vector_index import unit
 
 
 def entry(rows: int) -> Entry:

@@ -79,6 +79,14 @@ class VectorIndexes:
     def close(self) -> None:
         self._closed = True  # builds not yet started are skipped
 
+    def prepare(self, key: Key, uuids: Sequence[str], matrix: Matrix) -> None:
+        """Start building ``key``'s index now if it is big enough and has none."""
+        if len(uuids) < self.min_rows:
+            return
+        with self._lock:
+            if key not in self._snapshots:
+                self._schedule(key, list(uuids), matrix)
+
     def search(
         self, key: Key, uuids: Sequence[str], matrix: Matrix, vector: Matrix, limit: int
     ) -> list[tuple[int, float]] | None:
@@ -99,14 +107,6 @@ class VectorIndexes:
                 if alignment.delta.size > REBUILD_SHARE * len(snapshot.uuids):
                     self._schedule(key, list(uuids), matrix)
         return _search(snapshot, alignment, matrix, vector, limit)
-
-    def prepare(self, key: Key, uuids: Sequence[str], matrix: Matrix) -> None:
-        """Start building the index a search of this matrix would use, if it has none."""
-        if len(uuids) < self.min_rows:
-            return
-        with self._lock:
-            if key not in self._snapshots:
-                self._schedule(key, list(uuids), matrix)
 
     def note_update(
         self,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from graphrecall.domain import predicates as p
-from graphrecall.store.sqlite import predicates
-from graphrecall.store.sqlite.predicates import bounded
+from graphrecall.store import predicates
+from graphrecall.store.predicates import bounded
 
 
 def test_a_few_episodes_or_uuids_are_bounded_alone_or_in_an_and() -> None:

@@ -1,4 +1,4 @@
-"""The HNSW vector index (store/sqlite/vector_index.py): exact until built, then the same
+"""The HNSW vector index (store/vector_index.py): exact until built, then the same
 neighbours as exact search, current after writes, rebuilt when the delta grows."""
 
 from __future__ import annotations
@@ -15,10 +15,8 @@ from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Node
 from graphrecall.domain.predicates import Column, HasAnyLabel
-from graphrecall.store import Store, open_store
-from graphrecall.store.sqlite import vector_index
-from graphrecall.store.sqlite import vectors as vectors_module
-from graphrecall.store.sqlite.vector_index import VectorIndexes
+from graphrecall.store import Store, matrix_search, open_store, vector_index
+from graphrecall.store.vector_index import VectorIndexes
 
 DIM = 16
 KEY = ("nodes", "g")
@@ -239,7 +237,7 @@ def test_filtered_search_on_an_index_matches_exact_search(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(vector_index, "ANN_MIN_ROWS", 150)
-    monkeypatch.setattr(vectors_module, "POST_FILTER_FETCH", 60)
+    monkeypatch.setattr(matrix_search, "POST_FILTER_FETCH", 60)
     store = open_store(tmp_path / "filtered.db")
     try:
         labels = [
