@@ -174,9 +174,24 @@ def test_bench_locomo_end_to_end(tmp_path: Path) -> None:
     assert plain["plain_cosine"]["recall@10"] == plain["plain_rrf"]["recall@25"] == 1.0
 
     assert len(result["per_question"]) == 3
+    assert result["params"]["fact_extraction"] is True
     assert result["target_verdicts"]["recall@5"]["target"] == 0.75
     if importlib.util.find_spec("matplotlib") is not None:
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_locomo_without_facts(tmp_path: Path) -> None:
+    """``--no-facts``: the server extracts nothing, so the episodes are still ranked (every
+    evidence turn in a page of 25 of ten turns) but no fact cites a turn."""
+    data = write_tiny_locomo(tmp_path / "tiny.json")
+    out = tmp_path / "locomo.json"
+    argv = ["bench", "locomo", "--data", str(data), "--json", str(out), "--no-facts"]
+    assert main(argv) == 0
+    result = json.loads(out.read_text())
+    assert result["params"]["fact_extraction"] is False
+    assert result["ingestion"]["failed_tasks"] == 0
+    assert result["search_episodes"]["recall@25"] == 1.0
+    assert result["search_edges"]["recall@10"] == 0.0
 
 
 def test_bench_ingest_end_to_end(tmp_path: Path) -> None:

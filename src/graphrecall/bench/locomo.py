@@ -125,6 +125,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--workdir", help="keep the database and the server log here (default: a temp dir)"
     )
     parser.add_argument(
+        "--no-facts",
+        action="store_true",
+        help="ingest without fact extraction (GRAPHRECALL_EXTRACTOR=none): episode rankings"
+        " without the facts column and leg, search_edges and get_context without facts;"
+        " recorded in the results",
+    )
+    parser.add_argument(
         "--db",
         help="ingest into this PostgreSQL server (postgresql://...; schema bench_locomo,"
         " emptied first) instead of a SQLite file in the work directory",
@@ -163,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
             "page": PAGE,
             "context_max_characters": CONTEXT_CHARS,
             "warmup_questions": WARMUP_QUESTIONS,
+            "fact_extraction": not args.no_facts,
         },
         "reference": REFERENCE,
         "targets": TARGETS,
@@ -184,7 +192,8 @@ def run(args: argparse.Namespace) -> int:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
         result["params"]["backend"] = "sqlite" if isinstance(db, Path) else "postgresql"
-        with ServerProcess(db, API_KEY, work / "locomo-server.log") as server:
+        env = {"GRAPHRECALL_EXTRACTOR": "none"} if args.no_facts else {}
+        with ServerProcess(db, API_KEY, work / "locomo-server.log", extra_env=env) as server:
             client = Zep(api_key=API_KEY, base_url=server.base_url, max_retries=0, timeout=300)
             print("ingesting through the SDK (messages in batches of 30)", flush=True)
             ingested = ingest_sdk(client, samples, log=_log)

@@ -24,7 +24,8 @@ def table(result: dict[str, Any]) -> str:
         f"LoCoMo evidence retrieval: {result['questions']} questions"
         f" ({result['evidence_turns']} evidence turns, {result['unresolved_evidence']}"
         f" evidence ids unresolved, {len(result['normalised_evidence_ids'])} normalised),"
-        f" {result['params']['samples']} samples",
+        f" {result['params']['samples']} samples, fact extraction"
+        f" {'OFF' if params.get('fact_extraction') is False else 'on'}",
         f"ingestion through the SDK: {ing['messages']} messages in {ing['seconds']:.1f} s"
         f" = {ing['messages_per_s']:.1f} messages/s ({ing['failed_tasks']} failed tasks)",
         "",
