@@ -25,8 +25,8 @@ import numpy as np
 import numpy.typing as npt
 
 from graphrecall.domain.scopes import STANDARD_BM25, Bm25
-from graphrecall.store.lexical.bm25 import idf, term_scores
 from graphrecall.store.lexical import plan
+from graphrecall.store.lexical.bm25 import idf, term_scores
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
