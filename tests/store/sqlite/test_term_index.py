@@ -62,7 +62,8 @@ def both(
     assert store.maintenance.wait_until_warm(30)  # type: ignore[attr-defined]
     indexed = store.text_search(kind, {"graph_uuid": GRAPH}, terms, limit=limit, **kw)  # type: ignore[arg-type]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(term_index, "MIN_ROWS", 10**12)
+        # No copy, not even a small table's (which serves once it exists): FTS5 alone.
+        mp.setattr(store._sqlite_text, "_term_index", lambda *a, **k: None)  # type: ignore[attr-defined]
         plain = store.text_search(kind, {"graph_uuid": GRAPH}, terms, limit=limit, **kw)  # type: ignore[arg-type]
     return indexed, plain
 
@@ -143,6 +144,41 @@ def test_rows_tied_at_the_cut_are_taken_by_uuid_as_fts5_takes_them(store: Store)
     assert indexed == plain
     assert len({score for _, score in indexed}) == 1
     assert [u for u, _ in indexed] == sorted(mine[:200])[:10]
+
+
+@pytest.mark.usefixtures("small_tables")
+def test_the_fill_is_ranked_from_the_copy_as_fts5_ranks_it(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Too few rows hold the rare term: the newest FILL_ROWS rows of the graph holding
+    only the common one fill the page, found and ranked in memory (no FTS5 query), the
+    same rows and scores FTS5's fill gives; another graph's newer rows do not count."""
+    edges(store, [f"jordan visited place{i}" for i in range(120)])
+    edges(store, ["jordan tennis court", "lisbon tennis", "the tennis racket"])
+    edges(store, [f"filler text number{i}" for i in range(200)])
+    edges(store, [f"jordan elsewhere {i}" for i in range(20)], graph=OTHER)
+    monkeypatch.setattr(fulltext, "FILL_ROWS", 7)
+    store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis"])
+    assert store.maintenance.wait_until_warm(30)  # type: ignore[attr-defined]
+    db = store._sqlite_text.db  # type: ignore[attr-defined]
+    statements: list[str] = []
+    real_read = db.read
+
+    def read(sql: str, params: object = ()) -> object:
+        statements.append(sql)
+        return real_read(sql, params)
+
+    monkeypatch.setattr(db, "read", read)
+    indexed = store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis", "jordan"], limit=20)
+    assert not [s for s in statements if "MATCH" in s]  # the copy answered alone
+    monkeypatch.setattr(store._sqlite_text, "_term_index", lambda *a, **k: None)  # type: ignore[attr-defined]
+    plain = store.text_search(Edge, {"graph_uuid": GRAPH}, ["tennis", "jordan"], limit=20)
+    assert [s for s in statements if "OFFSET" in s]  # FTS5 ranked a fill
+    assert indexed == plain
+    texts = {e.uuid: e.fact for e in store.find(Edge, {"graph_uuid": GRAPH})}
+    assert sorted(texts[u] for u, _ in indexed if "tennis" not in texts[u]) == sorted(
+        f"jordan visited place{i}" for i in range(113, 120)
+    )
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from graphrecall.domain.scopes import STANDARD_BM25, Bm25
+from graphrecall.store.lexical import plan
 from graphrecall.store.lexical.bm25 import idf, term_scores
 
 Ints = npt.NDArray[np.int64]
@@ -472,6 +473,26 @@ class TermIndex:
                 strict=True,
             )
         ]
+
+    def planned(
+        self,
+        phrases: Sequence[str],
+        rare: Sequence[str],
+        weighty: Sequence[str],
+        owner: str | None,
+        limit: int,
+    ) -> list[tuple[str, float, int]]:
+        """What a backend's plain query of a match plan returns, as (uuid, score, rowid),
+        by score and then uuid: the ``limit`` best rows holding a ``rare`` term, and when
+        they are fewer, the fill (lexical/plan.py): the newest ``FILL_ROWS`` rows of
+        ``owner`` holding a ``weighty`` term and no rare one, ranked by the fill's own
+        expression, (weighty...) NOT (rare...). No filter but the owner."""
+        ranked = self.best_rows(phrases, rare, owner, limit)
+        if weighty and len(ranked) < limit:
+            newest = self.newest(weighty, rare, owner, None, plan.FILL_ROWS)
+            ranked += self.best_rows([*weighty, *rare], weighty, owner, limit, newest)
+            ranked.sort(key=lambda row: (-row[1], row[0]))
+        return ranked[: max(0, limit)]
 
     def _uuids(self, numbers: Ints) -> Uuids:
         width = max(segment.uuids.dtype.itemsize for segment in self.segments)

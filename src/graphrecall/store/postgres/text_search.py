@@ -207,16 +207,9 @@ class TextSearch(LexicalSearch):
                 found = sorted([*found, *filled], key=lambda x: (-x[1], x[0]))[:limit]
             best = found
         else:
-            ranked = index.best_rows(phrases, rare, owner, limit)
-            if plan.has_fill and len(ranked) < limit:
-                # The newest FILL_ROWS rows of the owner matching (weighty...) NOT
-                # (rare...), ranked by that expression's terms, as FTS5 ranks the fill
-                # (lexical/plan.py).
-                newest = index.newest(weighty, rare, owner, None, lexical_plan.FILL_ROWS)
-                ranked += index.best_rows([*weighty, *rare], weighty, owner, limit, newest)
+            ranked = index.planned(phrases, rare, weighty, owner, limit)
             rowid_of.update((uuid, rowid) for uuid, _, rowid in ranked)
-            best = sorted([(u, score) for u, score, _ in ranked], key=lambda x: (-x[1], x[0]))
-            best = best[:limit]
+            best = [(uuid, score) for uuid, score, _ in ranked]
         if bm25 == STANDARD_BM25 or not best:
             return best
         # Re-scored over every term of the query, in its order, as SQLite re-scores (the

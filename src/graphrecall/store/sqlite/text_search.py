@@ -257,8 +257,10 @@ class TextSearch(LexicalSearch):
         rare, weighty = [stem[t] for t in plan.rare], [stem[t] for t in plan.weighty]
         phrases = [stem[t] for t in plan.phrases]
         if not restricted(kind, scope, where):
-            # Every row of the owner passes: the copy ranks them and knows their uuids.
-            return plan, index.best(phrases, rare, owner, limit), False
+            # Every row of the owner passes: the copy ranks them, the fill's too (FTS5's
+            # fill query walks the common terms' postings), and knows their uuids.
+            ranked = index.planned(phrases, rare, weighty, owner, limit)
+            return plan, [(uuid, score) for uuid, score, _ in ranked], True
         masked = self._filters.copy(kind, scope, where)
         allowed = None if masked is None else masked[0].rowids[masked[1]]
         chunks = index.ranked(phrases, rare, owner, limit, allowed)
