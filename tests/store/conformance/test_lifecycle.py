@@ -316,7 +316,8 @@ def test_warming_a_graph_reads_its_copies_and_changes_no_search(store: Store) ->
     assert all(isinstance(v, int) and v >= 0 for v in warmed.values())
     if "vector_rows" in warmed:  # a backend that reads the graph's vectors into the process
         assert warmed["vector_rows"] == 5  # this graph's only
-        assert warmed["filter_column_rows"] == 5
+        # A backend with in-process filter columns (SQLite's) reads those too.
+        assert warmed.get("filter_column_rows", 5) == 5
         hits = store.maintenance.cache_status()["vector_matrices"]["hits"]
         store.vector_search(Node, g, unit([1, 0]), scope=scope)
         assert store.maintenance.cache_status()["vector_matrices"]["hits"] == hits + 1

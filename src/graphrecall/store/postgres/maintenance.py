@@ -4,7 +4,7 @@ the change logs they catch up from."""
 
 from __future__ import annotations
 
-from graphrecall.domain.scopes import SCOPE_OF, TABLES, TEXT_TABLES, owner_field
+from graphrecall.domain.scopes import SCOPE_OF, SCOPES, TABLES, TEXT_TABLES, owner_field
 from graphrecall.store.base import Maintenance
 from graphrecall.store.postgres.text_search import TextSearch
 from graphrecall.store.postgres.vector_copies import VectorCopies
@@ -45,11 +45,25 @@ class PostgresMaintenance(Maintenance):
         return self._text.indexes.wait(timeout)
 
     def warm(self, field: str, owner_uuid: str) -> dict[str, int]:
-        """The only in-process copies are the text tables' postings (whole tables, not
-        per owner): their builds are started; vectors and filters are read by PostgreSQL
-        itself, from its own buffer cache."""
+        """The owner's vector copies are read here (a big owner's in the background, as a
+        search would), and its HNSW indexes started; the text tables' postings (whole
+        tables, not per owner) are started building. Filters are PostgreSQL's own."""
         self._start_copies()
-        return {"term_indexes_building": self._text.indexes.status()["building"]}
+        vectors = 0
+        for scope in SCOPES.values():
+            if scope.owner_field != field:
+                continue
+            key = (scope.table, owner_uuid)
+            copy, _ = self._vectors.current(key)
+            if copy is not None:
+                uuids, _, matrix = copy
+                self._vectors.ann.prepare(key, uuids, matrix)
+                vectors += len(uuids)
+        return {
+            "vector_rows": vectors,
+            "term_indexes_building": self._text.indexes.status()["building"],
+            "vector_indexes_building": self._vectors.ann.status()["building"],
+        }
 
     def _start_copies(self) -> None:
         for kind, table in TABLES.items():
