@@ -516,7 +516,7 @@ def _apply(
     scope = {"graph_uuid": graph.uuid, "uuid": [*touched]}
     found = {n.uuid: n for n in store.find(Node, scope)} if touched else {}
     current = [found[u] for u in touched if u in found]
-    summarised = [derive.summarised(store, node) for node in current]
+    summarised = derive.summaries(store, current)
     # Written together: one batch instead of a read and a write per node.
     rewritten = [u for u, n in zip(summarised, current, strict=True) if u is not n]
     store.update_many(rewritten, SUMMARY_FIELDS)

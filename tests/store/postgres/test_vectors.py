@@ -143,8 +143,7 @@ def test_replacing_vectors_in_one_statement_keeps_counts_and_log(
     store.set_embeddings(Edge, other, [(uuids[0], first[0])])
     assert (_counted(store, graph), _counted(store, other)) == (4, 1)
     actual = store.db.query(
-        "SELECT owner_uuid, count(*) AS n FROM embeddings WHERE uuid = ANY(%s)"
-        " GROUP BY owner_uuid",
+        "SELECT owner_uuid, count(*) AS n FROM embeddings WHERE uuid = ANY(%s) GROUP BY owner_uuid",
         [uuids],
     )
     assert {r["owner_uuid"]: int(r["n"]) for r in actual} == {graph: 4, other: 1}
