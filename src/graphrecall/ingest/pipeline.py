@@ -507,7 +507,10 @@ def _apply(
             )
         new_facts.append(final)
         touched.update(dict.fromkeys((final.source_node_uuid, final.target_node_uuid)))
-        supporting = store.episodes_of(Edge, final.graph_uuid, [final.uuid])[final.uuid][0]
+        if restated is None:  # a new edge (a fresh uuid): linked to this episode only
+            supporting = [episode.uuid]
+        else:
+            supporting = store.episodes_of(Edge, final.graph_uuid, [final.uuid])[final.uuid][0]
         observation = derive.observe(store, final, supporting)
         if observation is not None:
             outcome.touch(observation)
