@@ -5,6 +5,7 @@ themselves, so they never state anything the graph does not contain."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
@@ -122,24 +123,28 @@ def node_summary(store: Store, node: Node) -> Node:
 
 
 def summarised(store: Store, node: Node) -> Node:
-    """``node`` with its summary, not written (``node`` itself when the summary is
+    """``node`` with its summary (:func:`summaries` of one node)."""
+    return summaries(store, [node])[0]
+
+
+def summaries(store: Store, nodes: Sequence[Node]) -> list[Node]:
+    """Each node with its summary, not written (the node itself when its summary is
     unchanged): its most recent live facts, newest first, within 600 chars. A user's node
     with summary instructions (``user_instructions``) puts first the facts that share the
     most words with the instructions, newest first among equals, so the instructions steer
-    what the summary says (offline: word overlap, no model)."""
-    steer = set().union(*(_words(t) for t in user_instructions(store, node)))
-    # One indexed read per end (an OR of the two made the planner scan the graph).
-    newest: dict[str, Edge] = {}
-    for end in ("source_node_uuid", "target_node_uuid"):
-        found = store.find(
-            Edge,
-            {"graph_uuid": node.graph_uuid, end: node.uuid, "expired_at": None},
-            order_by="created_at",
-            descending=True,
-            limit=STEERED_FACTS if steer else SUMMARY_FACTS,
-        )
-        newest.update((e.uuid, e) for e in found)
-    recent = sorted(newest.values(), key=lambda e: (e.created_at, e.uuid), reverse=True)
+    what the summary says (offline: word overlap, no model). The nodes' facts are read
+    together (one statement on PostgreSQL, not two a node); nodes of one graph."""
+    if not nodes:
+        return []
+    steers = {n.uuid: set().union(*(_words(t) for t in user_instructions(store, n))) for n in nodes}
+    limits = {u: STEERED_FACTS if steer else SUMMARY_FACTS for u, steer in steers.items()}
+    newest = store.newest_edges(nodes[0].graph_uuid, limits)
+    return [_summarised(node, newest[node.uuid], steers[node.uuid]) for node in nodes]
+
+
+def _summarised(node: Node, recent: list[Edge], steer: set[str]) -> Node:
+    """``node`` with the summary of ``recent`` (its newest facts, newest first)."""
+    recent = list(recent)
     if steer:  # stable: recency decides among facts that match equally
         recent.sort(key=lambda e: len(steer & _words(e.fact)), reverse=True)
     sentences: list[str] = []

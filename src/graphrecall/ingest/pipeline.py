@@ -507,7 +507,10 @@ def _apply(
             )
         new_facts.append(final)
         touched.update(dict.fromkeys((final.source_node_uuid, final.target_node_uuid)))
-        supporting = store.episodes_of(Edge, final.graph_uuid, [final.uuid])[final.uuid][0]
+        if restated is None:  # a new edge (a fresh uuid): linked to this episode only
+            supporting = [episode.uuid]
+        else:
+            supporting = store.episodes_of(Edge, final.graph_uuid, [final.uuid])[final.uuid][0]
         observation = derive.observe(store, final, supporting)
         if observation is not None:
             outcome.touch(observation)
@@ -516,7 +519,7 @@ def _apply(
     scope = {"graph_uuid": graph.uuid, "uuid": [*touched]}
     found = {n.uuid: n for n in store.find(Node, scope)} if touched else {}
     current = [found[u] for u in touched if u in found]
-    summarised = [derive.summarised(store, node) for node in current]
+    summarised = derive.summaries(store, current)
     # Written together: one batch instead of a read and a write per node.
     rewritten = [u for u, n in zip(summarised, current, strict=True) if u is not n]
     store.update_many(rewritten, SUMMARY_FIELDS)

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from graphrecall.domain.models import ApiKey, Node, Page, PageRequest, Record, Task
+from graphrecall.domain.models import ApiKey, Edge, Node, Page, PageRequest, Record, Task
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import STANDARD_BM25, Bm25
 from graphrecall.store.adjacency import Adjacency
@@ -125,6 +125,13 @@ class GraphShape(ABC):
     @abstractmethod
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
         """Count of live (unexpired) edges touching each node, both directions."""
+
+    @abstractmethod
+    def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:
+        """Each node's newest live (unexpired) edges, from each end: up to its limit with
+        the node as source and up to its limit as target (a self-loop once), newest first
+        (``created_at``, then ``uuid``, descending); a node with none: []. The facts a
+        node's summary is drawn from, for many nodes in one read."""
 
 
 class Records(RecordRows, GraphShape):

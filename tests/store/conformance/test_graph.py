@@ -115,6 +115,38 @@ def test_degrees_count_live_edges_at_both_ends(store: Store) -> None:
     assert store.node_degrees(g, []) == {}
 
 
+def test_newest_edges_per_end_live_and_newest_first(store: Store) -> None:
+    """Up to the limit from each end (so up to twice it in all), live edges only, a
+    self-loop once, newest first with ties by uuid descending; other graphs' edges and
+    unknown nodes give nothing."""
+    g = new_id()
+    a, b, c = node(g, "a"), node(g, "b"), node(g, "c")
+    insert_nodes(store, [a, b, c])
+    out = [edge(g, a, b, f"out {i}", t=i) for i in range(4)]
+    into = [edge(g, c, a, f"in {i}", t=10 + i) for i in range(3)]
+    tie = [edge(g, a, c, f"tie {i}", t=20) for i in range(2)]
+    loop = edge(g, a, a, "loop", t=30)
+    insert_edges(store, [*out, *into, *tie, loop, edge(g, a, b, "gone", t=40, expired=True)])
+    insert_edges(store, [edge(new_id(), a, b, "elsewhere", t=50)])
+    unknown = new_id()
+    got = store.newest_edges(g, {a.uuid: 3, b.uuid: 2, unknown: 5})
+    ties = sorted(tie, key=lambda e: e.uuid, reverse=True)
+    # As source: loop, the two ties (uuid descending); as target: loop, in 2, in 1.
+    assert [e.uuid for e in got[a.uuid]] == [
+        loop.uuid,
+        ties[0].uuid,
+        ties[1].uuid,
+        into[2].uuid,
+        into[1].uuid,
+    ]
+    assert got[a.uuid][0] == loop
+    assert [e.fact for e in got[b.uuid]] == ["out 3", "out 2"]
+    assert got[unknown] == []
+    assert store.newest_edges(g, {}) == {}
+    newest_first = sorted([*into, *tie], key=lambda e: (e.created_at, e.uuid), reverse=True)
+    assert store.newest_edges(g, {c.uuid: 10})[c.uuid] == newest_first
+
+
 @pytest.mark.parametrize("order", ["asc", "desc"])
 def test_listing_by_degree_agrees_with_node_degrees(store: Store, order: str) -> None:
     g = new_id()

@@ -108,3 +108,42 @@ def test_big_owner_uses_the_index_and_matches_exact(
     # The small owner stays exact.
     assert len(store.vector_search(Edge, other, queries[0], scope={"graph_uuid": other})) == 50
     assert len(used) == len(exact)
+
+
+def _counted(store: PostgresStore, owner: str) -> int:
+    """The owner's edge vectors as the count trigger (migration 6) keeps them."""
+    rows = store.db.query(
+        "SELECT n FROM embedding_counts WHERE owner_uuid = %s AND kind = 'edges'", [owner]
+    )
+    return int(rows[0]["n"]) if rows else 0
+
+
+def test_replacing_vectors_in_one_statement_keeps_counts_and_log(
+    pg_url: str, open_pg: Callable[[str], Store]
+) -> None:
+    """set_embeddings deletes and inserts in one statement: the count trigger and the
+    vector change log still see both halves, and a record's vector moves owners."""
+    store = _store(pg_url, open_pg)
+    rng = np.random.default_rng(5)
+    graph, other = new_id(), new_id()
+    edges = _edges(graph, 5)
+    store.insert(edges)
+    first, second = _unit(rng, 5), _unit(rng, 5)
+    log = "SELECT count(*) AS n FROM vector_changes WHERE uuid = ANY(%s)"
+    uuids = [e.uuid for e in edges]
+    before = int(store.db.query(log, [uuids])[0]["n"])
+    store.set_embeddings(Edge, graph, [(e.uuid, first[i]) for i, e in enumerate(edges)])
+    store.set_embeddings(Edge, graph, [(e.uuid, second[i]) for i, e in enumerate(edges)])
+    assert _counted(store, graph) == 5
+    got = store.get_embeddings(Edge, graph, uuids)
+    assert all(np.array_equal(got[e.uuid], second[i]) for i, e in enumerate(edges))
+    # Inserted, then deleted and inserted again: every row logged each time.
+    assert int(store.db.query(log, [uuids])[0]["n"]) - before == 15
+    # An edge's uuid is global: storing it under another owner drops the first owner's.
+    store.set_embeddings(Edge, other, [(uuids[0], first[0])])
+    assert (_counted(store, graph), _counted(store, other)) == (4, 1)
+    actual = store.db.query(
+        "SELECT owner_uuid, count(*) AS n FROM embeddings WHERE uuid = ANY(%s) GROUP BY owner_uuid",
+        [uuids],
+    )
+    assert {r["owner_uuid"]: int(r["n"]) for r in actual} == {graph: 4, other: 1}

@@ -3,9 +3,9 @@ degrees) and provenance links between records and episodes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from graphrecall.domain.models import Node, Record
+from graphrecall.domain.models import Edge, Node, Record
 from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.base import GraphShape, Provenance
 from graphrecall.store.postgres import rows as rowmap
@@ -55,6 +55,34 @@ class Graphs(GraphShape):
             ):
                 degrees[r["uuid"]] = int(r["degree"])
         return degrees
+
+    def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:
+        out: dict[str, list[Edge]] = {node: [] for node in limits}
+        if not limits:
+            return out
+        # One statement for every node and both ends (a round trip each was two a node);
+        # each end stays its own indexed, limited read (an OR of the two made the
+        # planner scan the graph).
+        ends = [
+            f"(SELECT * FROM edges t WHERE t.graph_uuid = %s AND t.{end} = n.node"
+            " AND t.expired_at IS NULL"
+            " ORDER BY t.created_at DESC NULLS LAST, t.uuid DESC LIMIT n.lim)"
+            for end in ("source_node_uuid", "target_node_uuid")
+        ]
+        rows = self.db.query(
+            "SELECT n.node AS newest_of, e.* FROM unnest(%s::ctext[], %s::int[]) AS n(node, lim)"
+            f" CROSS JOIN LATERAL ({ends[0]} UNION ALL {ends[1]}) e",
+            [list(limits), [int(n) for n in limits.values()], graph_uuid, graph_uuid],
+        )
+        seen: dict[str, set[str]] = {node: set() for node in limits}
+        for row in rows:
+            node = row["newest_of"]
+            if row["uuid"] not in seen[node]:  # a self-loop is found from both ends
+                seen[node].add(row["uuid"])
+                out[node].append(rowmap.from_row(Edge, row))
+        for edges in out.values():
+            edges.sort(key=lambda e: (e.created_at, e.uuid), reverse=True)
+        return out
 
 
 class Links(Provenance):

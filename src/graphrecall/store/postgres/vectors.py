@@ -85,25 +85,29 @@ class Vectors(base.Vectors):
         self, kind: type[Record], owner_uuid: str, items: Sequence[tuple[str, Vector]]
     ) -> None:
         table = rowmap.table(kind)
+        uuids = [uuid for uuid, _ in items]
+        # One vector per record, whichever owner it was stored under before; a memory's
+        # id is unique in its space only, so another space's keeps its own.
+        if kind in TENANT_KEYED:
+            gone = "DELETE FROM embeddings WHERE owner_uuid = %s AND kind = %s AND uuid = ANY(%s)"
+            gone_params: list[Any] = [owner_uuid, table, uuids]
+        else:
+            gone = "DELETE FROM embeddings WHERE kind = %s AND uuid = ANY(%s)"
+            gone_params = [table, uuids]
+        # DELETE and INSERT in one statement (one round trip). The INSERT reads the
+        # DELETE's count first, so the old rows are gone before any new one is checked
+        # against the primary key (an unread data-modifying CTE would run last). Each
+        # sub-statement fires its own statement triggers once, with its own transition
+        # table, as the two statements did: the count (migration 6) and the vector
+        # change log (migration 14) see the same rows. The INSERT stays one statement:
+        # the count trigger fires once, not once a row.
         with self.db.transaction():
-            # One vector per record, whichever owner it was stored under before; a
-            # memory's id is unique in its space only, so another space's keeps its own.
-            uuids = [uuid for uuid, _ in items]
-            if kind in TENANT_KEYED:
-                self.db.execute(
-                    "DELETE FROM embeddings WHERE owner_uuid = %s AND kind = %s AND uuid = ANY(%s)",
-                    [owner_uuid, table, uuids],
-                )
-            else:
-                self.db.execute(
-                    "DELETE FROM embeddings WHERE kind = %s AND uuid = ANY(%s)", [table, uuids]
-                )
-            # One statement: the count trigger (migration 6) fires once, not once a row
-            # (each firing would update the owner's count row again in this transaction).
             self.db.execute(
-                "INSERT INTO embeddings (kind, owner_uuid, uuid, embedding)"
-                " SELECT %s, %s, u, v::vector FROM unnest(%s::text[], %s::text[]) AS x(u, v)",
-                [table, owner_uuid, [uuid for uuid, _ in items], [to_text(v) for _, v in items]],
+                f"WITH gone AS ({gone} RETURNING 1)"
+                " INSERT INTO embeddings (kind, owner_uuid, uuid, embedding)"
+                " SELECT %s, %s, u, v::vector FROM unnest(%s::text[], %s::text[]) AS x(u, v)"
+                " WHERE (SELECT count(*) FROM gone) >= 0",
+                [*gone_params, table, owner_uuid, uuids, [to_text(v) for _, v in items]],
             )
 
     def get_embeddings(

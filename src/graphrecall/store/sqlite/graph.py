@@ -4,7 +4,7 @@ graph until one of its edges changes) and node degrees."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from graphrecall.domain.models import Edge, Node, Record
 from graphrecall.store.adjacency import Adjacency
@@ -92,3 +92,18 @@ class Graphs(GraphShape):
             ):
                 degrees[node_uuid] = int(degree)
         return degrees
+
+    def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:
+        # In process, so no round trips to save: one indexed, limited read per node and end.
+        out: dict[str, list[Edge]] = {}
+        for node, limit in limits.items():
+            found: dict[str, Edge] = {}
+            for end in ("source_node_uuid", "target_node_uuid"):
+                for row in self.db.query(
+                    f"SELECT * FROM edges t WHERE graph_uuid = ? AND {end} = ?"
+                    " AND expired_at IS NULL ORDER BY created_at DESC, uuid DESC LIMIT ?",
+                    [graph_uuid, node, int(limit)],
+                ):
+                    found.setdefault(row["uuid"], rowmap.from_row(Edge, row))
+            out[node] = sorted(found.values(), key=lambda e: (e.created_at, e.uuid), reverse=True)
+        return out
