@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from zep_cloud import Zep
 
 from tests import pg_server
 from tests.conftest import API_KEY, Server, _free_port
@@ -23,6 +24,14 @@ def server(
     srv = Server(db, _free_port(), API_KEY).start()  # type: ignore[arg-type]
     yield srv
     srv.stop()
+
+
+@pytest.fixture(scope="session")
+def zep(server: Server) -> Zep:
+    """The client of this directory's server. Without its own ``zep``, a session that
+    had already made the root conftest's (tests/ingest, run first) kept it here: these
+    tests talked to that SQLite server while ``server`` named this one."""
+    return server.client()
 
 
 # Modules that read the SQLite database file itself: they run on SQLite only (left out
