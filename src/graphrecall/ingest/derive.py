@@ -5,11 +5,13 @@ themselves, so they never state anything the graph does not contain."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import (
+    DocumentSummary,
     Edge,
     Episode,
     Node,
@@ -169,9 +171,10 @@ def thread_summary(
 ) -> ThreadSummary | None:
     """Extend the thread's summary with the facts this message added (incremental: the
     previous summary's points are kept, newest last, within the size budget)."""
-    if episode.thread_uuid is None:
+    thread_uuid = episode.thread_uuid
+    if thread_uuid is None:
         return None
-    found = store.find(ThreadSummary, {"thread_uuid": episode.thread_uuid}, limit=1)
+    found = store.find(ThreadSummary, {"thread_uuid": thread_uuid}, limit=1)
     now = clock.now()
     existing = found[0] if found else None
     points = _points(existing.summary) if existing else []
@@ -185,32 +188,57 @@ def thread_summary(
             points.append(point)
     if not points and existing is None and not people:
         return None
-    points = points[-THREAD_POINTS:]
-    text = _render(people, points)
-    while len(text) > THREAD_CHARS and len(points) > 1:
-        points = points[1:]
-        text = _render(people, points)
-    previous = existing.last_summarized_episode_valid_at if existing else None
-    valid = max(episode.reference_time, previous or "")
-    if existing is None:
-        summary = ThreadSummary(
+    text = fit(points[-THREAD_POINTS:], lambda kept: _render(people, kept), THREAD_CHARS)
+    return save_rolling(
+        store,
+        existing,
+        text,
+        episode.reference_time,
+        now,
+        lambda stamps: ThreadSummary(
             uuid=new_id(),
             graph_uuid=episode.graph_uuid,
-            thread_uuid=episode.thread_uuid,
-            summary=text,
+            thread_uuid=thread_uuid,
             created_at=now,
-            last_summarized_at=now,
-            last_summarized_episode_valid_at=valid,
-        )
+            **stamps,
+        ),
+    )
+
+
+def fit(points: list[str], render: Callable[[list[str]], str], chars: int) -> str:
+    """``render(points)``, dropping the oldest points until it is at most ``chars`` long
+    (one point is always kept)."""
+    text = render(points)
+    while len(text) > chars and len(points) > 1:
+        points = points[1:]
+        text = render(points)
+    return text
+
+
+Rolling = TypeVar("Rolling", ThreadSummary, DocumentSummary)
+
+
+def save_rolling(
+    store: Store,
+    existing: Rolling | None,
+    text: str,
+    reference_time: str,
+    now: str,
+    new: Callable[[dict[str, str]], Rolling],
+) -> Rolling:
+    """Write a rolling summary (a thread's, a document's): ``existing`` rewritten, or
+    ``new(stamps)`` inserted; it stays dated by the newest episode it has folded in."""
+    previous = existing.last_summarized_episode_valid_at if existing else None
+    stamps = {
+        "summary": text,
+        "last_summarized_at": now,
+        "last_summarized_episode_valid_at": max(reference_time, previous or ""),
+    }
+    if existing is None:
+        summary = new(stamps)
         store.insert([summary])
         return summary
-    updated = existing.model_copy(
-        update={
-            "summary": text,
-            "last_summarized_at": now,
-            "last_summarized_episode_valid_at": valid,
-        }
-    )
+    updated = existing.model_copy(update=stamps)
     store.update(updated)
     return updated
 

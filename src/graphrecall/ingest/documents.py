@@ -15,6 +15,7 @@ import re
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import DocumentSummary, Edge, Episode
+from graphrecall.ingest.derive import fit, save_rolling
 from graphrecall.store.base import Store
 
 POINTS = 20  # facts kept (the newest)
@@ -54,32 +55,20 @@ def summarise(store: Store, episode: Episode, new_facts: list[Edge]) -> Document
             points.append(point)
     if not points and episode.content.strip():
         points = [opening(episode.content)]
-    points = points[-POINTS:]
-    text = render(episode.document_id, points)
-    while len(text) > CHARS and len(points) > 1:
-        points = points[1:]
-        text = render(episode.document_id, points)
+    document_id = episode.document_id
+    text = fit(points[-POINTS:], lambda kept: render(document_id, kept), CHARS)
     now = clock.now()
-    previous = existing.last_summarized_episode_valid_at if existing else None
-    valid = max(episode.reference_time, previous or "")
-    if existing is None:
-        summary = DocumentSummary(
+    return save_rolling(
+        store,
+        existing,
+        text,
+        episode.reference_time,
+        now,
+        lambda stamps: DocumentSummary(
             uuid=new_id(),
             graph_uuid=episode.graph_uuid,
-            document_id=episode.document_id,
-            summary=text,
+            document_id=document_id,
             created_at=now,
-            last_summarized_at=now,
-            last_summarized_episode_valid_at=valid,
-        )
-        store.insert([summary])
-        return summary
-    updated = existing.model_copy(
-        update={
-            "summary": text,
-            "last_summarized_at": now,
-            "last_summarized_episode_valid_at": valid,
-        }
+            **stamps,
+        ),
     )
-    store.update(updated)
-    return updated
