@@ -15,7 +15,8 @@ For every question with evidence the question text is the query, and the measure
 - ``get_context`` at 2,500 characters: share of evidence turns represented through the
   provenance of the selected edges, observations and episodes (``coverage``); nodes are
   counted separately (``coverage_with_nodes``) since a person's node cites most turns;
-- latency p50/p95 of each call through the SDK (after a short warm-up);
+- latency p50/p95 of each call through the SDK (after a short warm-up); the first search to
+  each graph the warm-up did not touch is timed apart (``first_per_graph``) and asked again;
 - baselines on the same data in the same run: BM25 only and vector only, in-process with
   ``retrieval.engine.search`` on the server's database (the API cannot ask for one leg);
   hybrid RRF, hybrid + cross_encoder (the offline default scorer) and hybrid + MMR
@@ -287,6 +288,7 @@ def _ask_sdk(client: Zep, items: Sequence[Item]) -> tuple[list[dict[str, Any]], 
         print(f"get_context unavailable: {context.unavailable}", flush=True)
 
     rows: list[dict[str, Any]] = []
+    seen = {item.sample.graph_uuid for item in items[:WARMUP_QUESTIONS]}
     started = time.perf_counter()
     next_note = started + 30
     for n, item in enumerate(items, 1):
@@ -298,6 +300,10 @@ def _ask_sdk(client: Zep, items: Sequence[Item]) -> tuple[list[dict[str, Any]], 
             "relevant": item.relevant,
             "ms": {},
         }
+        if g not in seen:
+            # A graph's first search reads its copies: timed apart (issue 31), then asked again.
+            seen.add(g)
+            row["ms"]["first_search_episodes"], _ = timed(episodes, g, q, EPISODE_PAGE)
         row["ms"]["search_episodes"], row["episodes"] = timed(episodes, g, q, EPISODE_PAGE)
         row["ms"]["search_edges"], edge_eps = timed(edges, g, q)
         row["edge_episodes"] = sorted({u for eps in edge_eps for u in eps})
@@ -395,6 +401,7 @@ def _summarise(rows: list[dict[str, Any]], context: dict[str, Any]) -> dict[str,
     episodes = ranking_metrics(rows, "episodes")
     episodes.update({k: v for k, v in lat("search_episodes").items() if k != "n"})
     episodes["page_size"] = EPISODE_PAGE
+    episodes["first_per_graph"] = lat("first_search_episodes")
     episodes["by_category"] = by_category(rows, partial(ranking_metrics, key="episodes"))
     out["search_episodes"] = episodes
 

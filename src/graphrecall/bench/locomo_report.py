@@ -97,6 +97,16 @@ def table(result: dict[str, Any]) -> str:
         [f"search_edges (page {params['page']})", ms(edges["p50_ms"]), ms(edges["p95_ms"]),
          ms(edges["mean_ms"])],
     ]  # fmt: skip
+    first = episodes.get("first_per_graph") or {}
+    if first.get("n"):
+        body.append(
+            [
+                f"first search_episodes to a graph ({first['n']} graphs)",
+                ms(first["p50_ms"]),
+                ms(first["p95_ms"]),
+                ms(first["mean_ms"]),
+            ]
+        )
     if context:
         body.append(
             [
