@@ -10,6 +10,7 @@ measured in docs/context.md ("Constants").
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
@@ -91,11 +92,15 @@ _NODE_FILTERS = (
 
 
 class _QueryCache:
-    """The request's embedder: every scope search embeds the same query, once."""
+    """The request's embedder: every scope search embeds the same query, once. The
+    message search (``_start_guides``) runs on another thread and asks for the query's
+    vector at the same moment as the fact search: the one that comes second waits for the
+    first one's vector rather than running the model a second time beside it."""
 
     def __init__(self, inner: Embedder) -> None:
         self.inner = inner
         self._cache: dict[tuple[str, ...], Matrix] = {}
+        self._lock = threading.Lock()
 
     @property
     def dim(self) -> int:
@@ -107,9 +112,10 @@ class _QueryCache:
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         key = tuple(texts)
-        if key not in self._cache:
-            self._cache[key] = self.inner.embed(texts)
-        return self._cache[key]
+        with self._lock:
+            if key not in self._cache:
+                self._cache[key] = self.inner.embed(texts)
+            return self._cache[key]
 
 
 class Plan:
