@@ -10,7 +10,6 @@ measured in docs/context.md ("Constants").
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
@@ -24,7 +23,6 @@ from graphrecall.domain.models import (
     Node,
     User,
 )
-from graphrecall.ml.embedder import Embedder, Matrix
 from graphrecall.retrieval import engine
 from graphrecall.retrieval.engine import Hit, SearchOptions
 from graphrecall.retrieval.filters import Filters, to_predicate
@@ -91,33 +89,6 @@ _NODE_FILTERS = (
 )
 
 
-class _QueryCache:
-    """The request's embedder: every scope search embeds the same query, once. The
-    message search (``_start_guides``) runs on another thread and asks for the query's
-    vector at the same moment as the fact search: the one that comes second waits for the
-    first one's vector rather than running the model a second time beside it."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self._cache: dict[tuple[str, ...], Matrix] = {}
-        self._lock = threading.Lock()
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    def embed(self, texts: Sequence[str]) -> Matrix:
-        key = tuple(texts)
-        with self._lock:
-            if key not in self._cache:
-                self._cache[key] = self.inner.embed(texts)
-            return self._cache[key]
-
-
 class Plan:
     """What one request retrieves, scope by scope, under the caller's filters and the
     inferred window."""
@@ -139,7 +110,9 @@ class Plan:
         self.query = query
         self.given = set(filters.given())
         self.filters = filters
-        self.embedder = _QueryCache(ctx.embedder) if ctx.embedder is not None else None
+        # Every scope's search embeds the same query, the message search on another
+        # thread at the same moment as the fact search: once (engine.Shared).
+        self.shared = engine.Shared()
         self.window = window
         self.edge_where = edge_where
         self.edge_branches = _edge_window(window)
@@ -383,7 +356,13 @@ class Plan:
         )
         spec = scopes.SCOPES[_SCOPE_OF[kind]]
         run = engine.search(
-            self.ctx.store, self.embedder, self.ctx.cross_encoder, spec, self.graph.uuid, opts
+            self.ctx.store,
+            self.ctx.embedder,
+            self.ctx.cross_encoder,
+            spec,
+            self.graph.uuid,
+            opts,
+            self.shared,
         )
         return list(run.hits)
 
