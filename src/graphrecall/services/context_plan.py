@@ -67,6 +67,8 @@ EPISODE_GUIDE_WEIGHT = 1.0
 # The message search runs beside the other scopes' searches (the store runs full-text
 # queries on parallel read connections).
 _GUIDES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-guide")
+# Entities, observations and thread summaries are searched beside the facts too.
+_SCOPES = ThreadPoolExecutor(max_workers=6, thread_name_prefix="graphrecall-scope")
 # Filters that only edges can honour: with one of them, entities are the facts' endpoints.
 _EDGE_ONLY = frozenset(
     {
@@ -126,24 +128,36 @@ class Plan:
     # -- the default block: four scopes --------------------------------------------------
     def default_candidates(self) -> list[Item]:
         guides = self._start_guides()
+        # The scopes that do not depend on the facts are searched beside the fact search.
+        beside: dict[Kind, Future[list[tuple[Any, Hit]]]] = {}
+        if not self.nodes_follow_edges:
+            self._start("node", self.node_where, beside)
+        self._start("observation", self._observation_where(), beside)
+        self._start("thread_summary", self._summary_where(), beside)
         edges = self.search_edges(None, CANDIDATES)
         self._endpoints = _ends(r for r, _ in edges)
+        if self.nodes_follow_edges:
+            nodes = self._nodes_where()
+            if nodes is not False:
+                beside["node"] = Future()
+                beside["node"].set_result(self.search("node", nodes, CANDIDATES))
         items: list[Item] = []
-        nodes = self._nodes_where()
-        if nodes is not False:
-            items += self._items("node", self.search("node", nodes, CANDIDATES))
-        observations = self._observation_where()
-        if observations is not False:
-            items += self._items(
-                "observation", self.search("observation", observations, CANDIDATES)
-            )
-        summaries = self._summary_where()
-        if summaries is not False:
-            items += self._items(
-                "thread_summary", self.search("thread_summary", summaries, CANDIDATES)
-            )
+        for kind in ("node", "observation", "thread_summary"):
+            if kind in beside:
+                items += self._items(kind, beside[kind].result())
         facts = self._items("edge", edges)
         return self._guided(facts, guides.result()) + items if guides else facts + items
+
+    def _start(
+        self,
+        kind: Kind,
+        where: p.Predicate | Literal[False] | None,
+        into: dict[Kind, Future[list[tuple[Any, Hit]]]],
+    ) -> None:
+        """Search ``kind`` (unless ``where`` excludes everything) on a scope thread."""
+        if where is not False:
+            work = partial(self.search, kind, where, CANDIDATES)
+            into[kind] = engine.beside(_SCOPES, self.ctx.store, work)
 
     def _start_guides(self) -> Future[list[Hit]] | None:
         """The best-matching messages (``EPISODE_GUIDES``), searched in the background."""
