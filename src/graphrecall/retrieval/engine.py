@@ -5,17 +5,18 @@ here is scope-specific beyond what it declares."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from graphrecall.domain import clock
 from graphrecall.domain import predicates as p
 from graphrecall.domain.errors import BadRequest, NotFound
-from graphrecall.domain.models import Edge, Episode, Node
+from graphrecall.domain.models import Edge, Episode, Node, Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import SearchScope
 from graphrecall.ingest.embedding import text_of
@@ -90,6 +91,39 @@ class SearchRun:
     leg_scores: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
+class Shared:
+    """What the searches of one request for one query compute once: the query's vector,
+    and the vector leg's answer for an owner's records of a kind without a filter (the
+    facts leg of a message search asks for the same nearest facts as the fact search of
+    the same request). Thread-safe: a search that asks for a value another thread is
+    computing waits for it instead of computing it beside it. ``get_context`` runs its
+    scopes' searches with one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: dict[Hashable, Future[object]] = {}
+
+    def once(self, key: Hashable, compute: Callable[[], T]) -> T:
+        with self._lock:
+            value = self._values.get(key)
+            first = value is None
+            if value is None:
+                value = self._values[key] = Future()
+        if not first:
+            return cast(T, value.result())
+        try:
+            result = compute()
+        except BaseException as exc:
+            value.set_exception(exc)  # the threads waiting for it see it too
+            raise
+        value.set_result(result)
+        return result
+
+
+def _once(shared: Shared | None, key: Hashable, compute: Callable[[], T]) -> T:
+    return compute() if shared is None else shared.once(key, compute)
+
+
 def validate(spec: SearchScope, opts: SearchOptions) -> None:
     """The reranker rules of the spec; each error names the field to fix."""
     if opts.reranker not in spec.rerankers:
@@ -128,8 +162,11 @@ def search(
     spec: SearchScope,
     owner_uuid: str,
     opts: SearchOptions,
+    shared: Shared | None = None,
 ) -> SearchRun:
-    """Rank records of ``spec`` owned by ``owner_uuid`` (a graph, or a memory space)."""
+    """Rank records of ``spec`` owned by ``owner_uuid`` (a graph, or a memory space);
+    ``shared``: what this search may share with the request's other searches for the same
+    query."""
     validate(spec, opts)
     kind = spec.kind
     graph_uuid = owner_uuid
@@ -163,17 +200,27 @@ def search(
         and ("vector" in opts.legs or opts.reranker in ("mmr", "cross_encoder"))
     ):
         try:
-            query_vector = embedder.embed([vector_text])[0]
+            query_vector = _once(
+                shared, ("embed", vector_text), partial(_embed, embedder, vector_text)
+            )
         except EmbedderUnavailable as exc:
             log.warning("embedder unavailable; searching lexically only: %s", exc)
     facts_leg: Future[list[str]] | None = None
     if spec.facts_leg and "vector" in opts.legs and query_vector is not None:
         # Beside the vector leg (faiss and SQLite release the GIL).
-        work = partial(_facts_leg, store, spec, scope, query_vector, opts)
+        work = partial(_facts_leg, store, spec, scope, query_vector, opts, shared, vector_text)
         facts_leg = beside(_LEGS, store, work)
     if "vector" in opts.legs and query_vector is not None:
-        similar = store.vector_search(
-            kind, graph_uuid, query_vector, scope=scope, where=opts.where, limit=opts.candidates
+        similar = _vector_search(
+            store,
+            shared,
+            vector_text,
+            kind,
+            graph_uuid,
+            scope,
+            query_vector,
+            opts.where,
+            opts.candidates,
         )
         if opts.min_similarity is not None:
             similar = [(u, s) for u, s in similar if s >= opts.min_similarity]
@@ -216,22 +263,55 @@ def beside(pool: ThreadPoolExecutor, store: Store, work: Callable[[], T]) -> Fut
     return pool.submit(work)
 
 
+def _embed(embedder: Embedder, text: str) -> Vector:
+    vector: Vector = embedder.embed([text])[0]
+    return vector
+
+
+def _vector_search(
+    store: Store,
+    shared: Shared | None,
+    vector_text: str,
+    kind: type[Record],
+    owner: str,
+    scope: Mapping[str, str],
+    query_vector: Vector,
+    where: Predicate | None,
+    limit: int,
+) -> list[tuple[str, float]]:
+    """The vector leg's ``limit`` nearest records of ``kind`` of ``owner``; without a
+    filter, shared by the request's searches for the same query."""
+    work = partial(
+        store.vector_search, kind, owner, query_vector, scope=scope, where=where, limit=limit
+    )
+    if where is not None:
+        return work()
+    key = ("vector", vector_text, kind.__name__, owner, tuple(sorted(scope.items())), limit)
+    return list(_once(shared, key, work))
+
+
 def _facts_leg(
     store: Store,
     spec: SearchScope,
     scope: Mapping[str, str],
     query_vector: Vector,
     opts: SearchOptions,
+    shared: Shared | None = None,
+    vector_text: str = "",
 ) -> list[str]:
     """The records (episodes) that stated the facts nearest ``query_vector``, each at the
     rank of its nearest fact; those the search's filters allow."""
     owner = scope[spec.owner_field]
-    facts = store.vector_search(
+    facts = _vector_search(
+        store,
+        shared,
+        vector_text,
         Edge,
         owner,
+        {"graph_uuid": owner},
         query_vector,
-        scope={"graph_uuid": owner},
-        limit=min(FACTS_LEG_DEPTH, opts.candidates),
+        None,
+        min(FACTS_LEG_DEPTH, opts.candidates),
     )
     provenance = store.episodes_of(Edge, owner, [u for u, _ in facts])
     order = list(dict.fromkeys(e for u, _ in facts for e in provenance.get(u, ((), False))[0]))

@@ -23,7 +23,6 @@ from graphrecall.domain.models import (
     Node,
     User,
 )
-from graphrecall.ml.embedder import Embedder, Matrix
 from graphrecall.retrieval import engine
 from graphrecall.retrieval.engine import Hit, SearchOptions
 from graphrecall.retrieval.filters import Filters, to_predicate
@@ -68,6 +67,8 @@ EPISODE_GUIDE_WEIGHT = 1.0
 # The message search runs beside the other scopes' searches (the store runs full-text
 # queries on parallel read connections).
 _GUIDES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-guide")
+# Entities, observations and thread summaries are searched beside the facts too.
+_SCOPES = ThreadPoolExecutor(max_workers=6, thread_name_prefix="graphrecall-scope")
 # Filters that only edges can honour: with one of them, entities are the facts' endpoints.
 _EDGE_ONLY = frozenset(
     {
@@ -88,28 +89,6 @@ _NODE_FILTERS = (
     "property_filters",
     "metadata_filters",
 )
-
-
-class _QueryCache:
-    """The request's embedder: every scope search embeds the same query, once."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self._cache: dict[tuple[str, ...], Matrix] = {}
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    def embed(self, texts: Sequence[str]) -> Matrix:
-        key = tuple(texts)
-        if key not in self._cache:
-            self._cache[key] = self.inner.embed(texts)
-        return self._cache[key]
 
 
 class Plan:
@@ -133,7 +112,9 @@ class Plan:
         self.query = query
         self.given = set(filters.given())
         self.filters = filters
-        self.embedder = _QueryCache(ctx.embedder) if ctx.embedder is not None else None
+        # Every scope's search embeds the same query, the message search on another
+        # thread at the same moment as the fact search: once (engine.Shared).
+        self.shared = engine.Shared()
         self.window = window
         self.edge_where = edge_where
         self.edge_branches = _edge_window(window)
@@ -147,24 +128,36 @@ class Plan:
     # -- the default block: four scopes --------------------------------------------------
     def default_candidates(self) -> list[Item]:
         guides = self._start_guides()
+        # The scopes that do not depend on the facts are searched beside the fact search.
+        beside: dict[Kind, Future[list[tuple[Any, Hit]]]] = {}
+        if not self.nodes_follow_edges:
+            self._start("node", self.node_where, beside)
+        self._start("observation", self._observation_where(), beside)
+        self._start("thread_summary", self._summary_where(), beside)
         edges = self.search_edges(None, CANDIDATES)
         self._endpoints = _ends(r for r, _ in edges)
+        if self.nodes_follow_edges:
+            nodes = self._nodes_where()
+            if nodes is not False:
+                beside["node"] = Future()
+                beside["node"].set_result(self.search("node", nodes, CANDIDATES))
         items: list[Item] = []
-        nodes = self._nodes_where()
-        if nodes is not False:
-            items += self._items("node", self.search("node", nodes, CANDIDATES))
-        observations = self._observation_where()
-        if observations is not False:
-            items += self._items(
-                "observation", self.search("observation", observations, CANDIDATES)
-            )
-        summaries = self._summary_where()
-        if summaries is not False:
-            items += self._items(
-                "thread_summary", self.search("thread_summary", summaries, CANDIDATES)
-            )
+        for kind in ("node", "observation", "thread_summary"):
+            if kind in beside:
+                items += self._items(kind, beside[kind].result())
         facts = self._items("edge", edges)
         return self._guided(facts, guides.result()) + items if guides else facts + items
+
+    def _start(
+        self,
+        kind: Kind,
+        where: p.Predicate | Literal[False] | None,
+        into: dict[Kind, Future[list[tuple[Any, Hit]]]],
+    ) -> None:
+        """Search ``kind`` (unless ``where`` excludes everything) on a scope thread."""
+        if where is not False:
+            work = partial(self.search, kind, where, CANDIDATES)
+            into[kind] = engine.beside(_SCOPES, self.ctx.store, work)
 
     def _start_guides(self) -> Future[list[Hit]] | None:
         """The best-matching messages (``EPISODE_GUIDES``), searched in the background."""
@@ -377,7 +370,13 @@ class Plan:
         )
         spec = scopes.SCOPES[_SCOPE_OF[kind]]
         run = engine.search(
-            self.ctx.store, self.embedder, self.ctx.cross_encoder, spec, self.graph.uuid, opts
+            self.ctx.store,
+            self.ctx.embedder,
+            self.ctx.cross_encoder,
+            spec,
+            self.graph.uuid,
+            opts,
+            self.shared,
         )
         return list(run.hits)
 

@@ -68,6 +68,36 @@ def test_embeddings_are_kept_per_owner(store: Store) -> None:
     assert store.missing_embeddings(Node, g) == []
 
 
+def test_embeddings_read_back_after_a_search_follow_every_write(store: Store) -> None:
+    """A backend may answer from the owner's matrix the vector leg has just loaded: what
+    it returns still follows every write, and changing it changes nothing stored."""
+    g = new_id()
+    a, b = node(g, "a"), node(g, "b")
+    store.insert([a, b])
+    va, vb = unit([1, 0, 0]), unit([0, 1, 0])
+    store.set_embeddings(Node, g, [(a.uuid, va), (b.uuid, vb)])
+    scope = {"graph_uuid": g}
+    assert [u for u, _ in store.vector_search(Node, g, va, scope=scope)] == [a.uuid, b.uuid]
+    got = store.get_embeddings(Node, g, [b.uuid, a.uuid, new_id()])
+    assert got.keys() == {a.uuid, b.uuid} and got[a.uuid].dtype == np.float32
+    np.testing.assert_array_equal(got[a.uuid], va)
+    np.testing.assert_array_equal(got[b.uuid], vb)
+    if got[a.uuid].flags.writeable:
+        got[a.uuid][:] = 0.0  # the caller's copy
+    np.testing.assert_array_equal(store.get_embeddings(Node, g, [a.uuid])[a.uuid], va)
+    assert store.vector_search(Node, g, va, scope=scope)[0][0] == a.uuid
+    vc = unit([0, 0, 1])
+    store.set_embeddings(Node, g, [(a.uuid, vc)])
+    np.testing.assert_array_equal(store.get_embeddings(Node, g, [a.uuid])[a.uuid], vc)
+    with store.transaction():
+        store.set_embeddings(Node, g, [(a.uuid, va)])
+        # The transaction's own write, before it commits.
+        np.testing.assert_array_equal(store.get_embeddings(Node, g, [a.uuid])[a.uuid], va)
+    store.vector_search(Node, g, va, scope=scope)
+    store.delete_embeddings(Node, g, [b.uuid])
+    assert store.get_embeddings(Node, g, [a.uuid, b.uuid]).keys() == {a.uuid}
+
+
 def test_memories_are_owned_by_their_space(store: Store) -> None:
     space = new_id()
     m, n = memory(space, "one"), memory(space, "two")

@@ -88,6 +88,15 @@ class Vectors(base.Vectors):
     def get_embeddings(
         self, kind: type[Record], owner_uuid: str, uuids: Sequence[str]
     ) -> dict[str, Vector]:
+        # The owner's matrix, while this process holds it current, has every vector of
+        # the owner: the rows come from there (a copy), not from the table. The offline
+        # scorer reads back each search's candidates right after the vector leg loaded it.
+        current = None if self.db.in_transaction() else self._current(kind, owner_uuid)
+        if current is not None:
+            index, matrix = current
+            present = [u for u in uuids if u in index]
+            picked = matrix[np.fromiter((index[u] for u in present), dtype=np.int64)]
+            return dict(zip(present, picked, strict=True))
         out: dict[str, Vector] = {}
         for start in range(0, len(uuids), 500):
             chunk = list(uuids[start : start + 500])
@@ -224,6 +233,23 @@ class Vectors(base.Vectors):
         if uuids:
             self.ann.prepare((rowmap.table(kind), owner_uuid), uuids, matrix)
         return len(uuids)
+
+    def _current(
+        self, kind: type[Record], owner_uuid: str
+    ) -> tuple[dict[str, int], npt.NDArray[np.float32]] | None:
+        """The owner's cached matrix (row index, matrix) if it is at the owner's committed
+        version; None when it is not cached or behind (nothing is read here)."""
+        table = rowmap.table(kind)
+        cached = self.matrices.get((table, owner_uuid))
+        if cached is None:
+            return None
+        with self.db.reader_lock:
+            rows = self.db.reader.execute(
+                "SELECT version FROM embedding_versions WHERE kind = ? AND owner_uuid = ?",
+                [table, owner_uuid],
+            ).fetchall()
+        version = int(rows[0][0]) if rows else 0
+        return (cached[2], cached[3]) if cached[0] == version else None
 
     def _matrix(
         self, kind: type[Record], owner_uuid: str
