@@ -1,4 +1,4 @@
-"""``bench search``, ``bench memory``, ``bench locomo`` and ``bench ingest`` take
+"""``bench search``, ``bench memory``, ``bench locomo``, ``bench ingest`` and ``bench cold`` take
 ``--db postgresql://...`` and run on the tests' PostgreSQL server (``tests/pg_server.py``)
 at a tiny size, through the CLI entry point. The results are checked for shape and for
 values a real run on PostgreSQL gives (the build lives in its own schema; ingestion by
@@ -13,6 +13,8 @@ import psycopg
 import pytest
 
 from graphrecall.bench.build import pg_location
+from graphrecall.bench.cold import OPS
+from graphrecall.bench.cold_build import ensure_cold_db
 from graphrecall.cli import main
 from graphrecall.store.postgres.connection import split_schema
 from tests import pg_server
@@ -93,8 +95,29 @@ def test_bench_ingest_with_worker_processes_on_postgres(tmp_path: Path, pg: str)
     assert not list(tmp_path.glob("*.db"))
 
 
+def test_bench_cold_on_postgres(tmp_path: Path, pg: str) -> None:
+    out, result_path = tmp_path / "out", tmp_path / "cold.json"
+    argv = ["bench", "cold", "--db", pg, "--users", "3", "--facts", "20", "--restart"]
+    assert main([*argv, "--out", str(out), "--json", str(result_path)]) == 0
+    result = json.loads(result_path.read_text())
+    assert result["params"]["backend"] == "postgresql"
+    assert result["build"]["cached"] is False and result["build"]["edges"] == 3 * 20
+    assert result["build"]["db_bytes"] > 0
+    for phase in ("cold", "warm"):
+        for op in (*OPS, "first_call"):
+            stats = result[phase][op]
+            assert stats["n"] == 2  # every user but the one that warms the process
+            assert 0 < stats["p50_ms"] <= stats["p95_ms"] <= stats["max_ms"]
+    # Each sampled user's three kinds were read into the restarted server's matrix cache.
+    assert result["health_after_warm"]["caches"]["vector_matrices"]["misses"] >= 2 * 3
+    built = ensure_cold_db(3, 20, 7, out, db=pg)
+    assert built.stats.cached is True and built.url is not None
+    assert _tables(built.url) > 10  # the build is in its own schema
+    assert not list(out.glob("*.db"))  # and nothing was built in SQLite
+
+
 def test_bench_db_must_be_postgres(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for command in (["search"], ["memory"], ["locomo", "--data", "x.json"]):
+    for command in (["search"], ["memory"], ["locomo", "--data", "x.json"], ["cold"]):
         argv = ["bench", *command, "--db", str(tmp_path / "x.db"), "--out", str(tmp_path)]
         if command[0] == "locomo":
             argv = argv[:-2]

@@ -11,6 +11,11 @@ Then the same questions again in a new random order: *warm*. Reported per operat
 p50 / p95 / max, cold and warm, and the first call to each graph apart; the server's
 resident memory before and after each pass (what its caches hold), and its cache
 counters from ``/healthz``. A table is printed and everything goes to a JSON file.
+
+With ``--db postgresql://...`` the graphs are built in a schema of their own on that
+server and the servers run on it in place (no copy: the searches add only cursors).
+A restart there restarts graphrecall, not PostgreSQL: its buffer cache stays warm, as
+the operating system's page cache does for a SQLite file.
 """
 
 from __future__ import annotations
@@ -47,6 +52,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="bench-out", help="cache and output directory")
     parser.add_argument("--json", help="where to write the results (default OUT/cold.json)")
     parser.add_argument(
+        "--db",
+        help="build and serve on this PostgreSQL server (postgresql://...; the graphs in a"
+        " schema of their own, reused by later runs); without it: SQLite under --out",
+    )
+    parser.add_argument(
         "--restart",
         action="store_true",
         help="run a server once first (until its copies are built and saved), stop it and"
@@ -69,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     out_dir = Path(args.out)
-    built = ensure_cold_db(args.users, args.facts, args.seed, out_dir)
+    built = ensure_cold_db(args.users, args.facts, args.seed, out_dir, db=args.db)
     result: dict[str, Any] = {
         "benchmark": "cold",
         "version": 1,
@@ -83,12 +93,14 @@ def run(args: argparse.Namespace) -> int:
             "wait_copies": args.wait_copies,
             "restart": args.restart,
             "graph_warm": args.graph_warm,
+            "backend": "sqlite" if built.url is None else "postgresql",
         },
         "page_size": PAGE_SIZE,
         "build": built.stats.__dict__,
         "targets": TARGETS,
     }
-    db = _copy(built, out_dir)
+    # A PostgreSQL build is served in place: its searches add only cursors, which expire.
+    db = _copy(built, out_dir) if built.url is None else built.url
     try:
         result |= measure(
             db,
@@ -100,9 +112,10 @@ def run(args: argparse.Namespace) -> int:
             graph_warm=args.graph_warm,
         )
     finally:
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{db}{suffix}").unlink(missing_ok=True)
-        shutil.rmtree(f"{db}-termindex", ignore_errors=True)  # its saved term indexes
+        if isinstance(db, Path):
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+            shutil.rmtree(f"{db}-termindex", ignore_errors=True)  # its saved term indexes
     print(table(result), flush=True)
     json_path = Path(args.json) if args.json else out_dir / "cold.json"
     json_path.parent.mkdir(parents=True, exist_ok=True)
@@ -125,7 +138,7 @@ def _copy(built: ColdDb, out_dir: Path) -> Path:
 
 
 def measure(
-    db: Path,
+    db: Path | str,
     built: ColdDb,
     seed: int,
     out_dir: Path,
@@ -248,7 +261,8 @@ def _health(port: int) -> dict[str, Any]:
 def table(result: dict[str, Any]) -> str:
     p = result["params"]
     lines = [
-        f"bench cold: {p['users']} users x {p['facts']} facts, one question per user"
+        f"bench cold ({p.get('backend', 'sqlite')}): {p['users']} users x {p['facts']} facts,"
+        " one question per user"
         f" (page {result['page_size']}, RRF), through the SDK"
         + (" (table-wide copies built first)" if p.get("wait_copies") else "")
         + (", after a restart" if p.get("restart") else "")

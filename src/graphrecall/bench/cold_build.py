@@ -7,6 +7,11 @@ the first user's records are embedded with the real embedder; every other user's
 are *derived* from those (``build.derive_vectors``): a realistic number and spread of
 vectors per owner, so the cost of loading and scoring them is the real one, but no
 meaning. The benchmark measures latency, not recall.
+
+With ``db`` (a ``postgresql://`` URL) the same graphs go straight into a schema of their
+own on that server (``bench_cold_u<users>_f<facts>_s<seed>_g<generator>``), loaded in bulk
+as ``bench/build.py`` loads one (``_pg_bulk_load``), marked built at the end and reused
+while the mark is there (the users and stats are kept in ``OUT/<stem>.postgres.json``).
 """
 
 from __future__ import annotations
@@ -21,7 +26,21 @@ from typing import Any
 import numpy as np
 
 from graphrecall import runtime
-from graphrecall.bench.build import KINDS, Log, _records, _searchable, derive_vectors
+from graphrecall.bench.build import (
+    BUILT_MARK,
+    KINDS,
+    Log,
+    _pg_built,
+    _pg_bulk_load,
+    _pg_bytes,
+    _records,
+    _searchable,
+    derive_vectors,
+    is_postgres,
+    reset_schema,
+    shown_url,
+    with_schema,
+)
 from graphrecall.bench.synthetic import GENERATOR_VERSION, generate, make_queries
 from graphrecall.domain.models import Edge, Node
 from graphrecall.ingest.embedding import text_of
@@ -52,9 +71,10 @@ class ColdBuild:
 
 @dataclass
 class ColdDb:
-    path: Path
+    path: Path  # the SQLite file, or the PostgreSQL meta file when ``url`` is set
     stats: ColdBuild
     users: list[ColdUser]
+    url: str | None = None  # the PostgreSQL store (with its schema), if built there
 
 
 def stem(users: int, facts: int, seed: int) -> str:
@@ -65,34 +85,55 @@ def user_seed(seed: int, i: int) -> int:
     return seed * 1_000_003 + i
 
 
-def ensure_cold_db(users: int, facts: int, seed: int, out_dir: Path, log: Log = print) -> ColdDb:
-    """The database of ``users`` graphs of ``facts`` facts each: reused when cached."""
+def ensure_cold_db(
+    users: int,
+    facts: int,
+    seed: int,
+    out_dir: Path,
+    log: Log = print,
+    *,
+    db: str | None = None,
+) -> ColdDb:
+    """The database of ``users`` graphs of ``facts`` facts each: reused when cached (with
+    ``db`` a PostgreSQL URL: built in its own schema there)."""
     if users < 2 or facts < 1:
         raise ValueError("--users must be at least 2 and --facts at least 1")
+    if db is not None and not is_postgres(db):
+        raise ValueError("--db takes a postgresql:// URL (without it: SQLite under --out)")
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{stem(users, facts, seed)}.db"
+    name = stem(users, facts, seed)
+    url = None if db is None else with_schema(db, "bench_" + name.replace("-", "_"))
+    path = out_dir / (f"{name}.db" if url is None else f"{name}.postgres.json")
     meta_path = path.with_suffix(".json")
-    if path.exists() and meta_path.exists():
+    if meta_path.exists() and (path.exists() if url is None else _pg_built(url)):
         meta = json.loads(meta_path.read_text())
-        log(f"reusing {path} (built earlier)")
-        return ColdDb(
-            path,
-            ColdBuild(**{**meta["stats"], "cached": True}),
-            [ColdUser(**u) for u in meta["users"]],
-        )
-    stats, made = _build(users, facts, seed, path, log)
-    meta_path.write_text(
-        json.dumps({"stats": asdict(stats), "users": [asdict(u) for u in made]}) + "\n"
-    )
-    return ColdDb(path, stats, made)
+        if url is None or meta.get("url") == shown_url(url):
+            log(f"reusing {path if url is None else shown_url(url)} (built earlier)")
+            return ColdDb(
+                path,
+                ColdBuild(**{**meta["stats"], "cached": True}),
+                [ColdUser(**u) for u in meta["users"]],
+                url,
+            )
+    stats, made = _build(users, facts, seed, path, log, url)
+    written: dict[str, Any] = {"stats": asdict(stats), "users": [asdict(u) for u in made]}
+    if url is not None:
+        written["url"] = shown_url(url)
+    meta_path.write_text(json.dumps(written) + "\n")
+    return ColdDb(path, stats, made, url)
 
 
 def _build(
-    users: int, facts: int, seed: int, path: Path, log: Log
+    users: int, facts: int, seed: int, path: Path, log: Log, url: str | None
 ) -> tuple[ColdBuild, list[ColdUser]]:
+    """Build into ``path`` (written beside it, then moved into place) or, with ``url``,
+    into that PostgreSQL schema (emptied first, loaded in bulk, marked built at the end)."""
     tmp = path.with_name(path.name + ".building")
-    for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
-        leftover.unlink(missing_ok=True)
+    if url is None:
+        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+            leftover.unlink(missing_ok=True)
+    else:
+        reset_schema(url)
     started = time.perf_counter()
     first = generate(facts, user_seed(seed, 0))
     project = first.project
@@ -101,7 +142,9 @@ def _build(
     real = {kind: embedder.embed([text_of(r) for r in _records(first, kind)]) for kind in KINDS}
     made: list[ColdUser] = []
     counts = {"edges": 0, "nodes": 0, "episodes": 0}
-    store = open_store(tmp)
+    store = open_store(tmp if url is None else url)
+    if url is not None:
+        _pg_bulk_load(url, start=True)
     try:
         with store.transaction():
             store.insert([project])
@@ -149,21 +192,26 @@ def _build(
                     query = make_queries(graph, 1, seed)[0].text
                     made.append(ColdUser(user_id, owner, query))
             log(f"built {min(users, start + USERS_PER_TRANSACTION):,}/{users:,} users")
+        if url is not None:
+            _pg_bulk_load(url, start=False)
+            store.setting(BUILT_MARK, "1")  # first read stores it: the build is whole
         while store.maintenance.compact_text_indexes():
             pass
     finally:
         store.close()
-    for suffix in ("-wal", "-shm"):
-        Path(f"{tmp}{suffix}").unlink(missing_ok=True)
-    os.replace(tmp, path)
+    if url is None:
+        for suffix in ("-wal", "-shm"):
+            Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+        os.replace(tmp, path)
     stats = ColdBuild(
         users=users,
         facts=facts,
         seed=seed,
         cached=False,
         build_s=round(time.perf_counter() - started, 1),
-        db_bytes=path.stat().st_size,
+        db_bytes=path.stat().st_size if url is None else _pg_bytes(url),
         **counts,
     )
-    log(f"built {path.name}: {stats.db_bytes / 1e6:.1f} MB in {stats.build_s:.0f} s")
+    name = path.name if url is None else shown_url(url)
+    log(f"built {name}: {stats.db_bytes / 1e6:.1f} MB in {stats.build_s:.0f} s")
     return stats, made

@@ -2,7 +2,8 @@
 through another store (another process's, in a deployment) is searched by the next
 search, caught up from the change log, with the answers SQLite gives for the same writes;
 many changes are caught up apart while SQL answers; a pruned log has the copy read again;
-a transaction's search sees its own uncommitted writes."""
+a transaction's search sees its own uncommitted writes; a copy read whole is saved, and
+another process starts from it, caught up, instead of reading the table again."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ import pytest
 
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge
+from graphrecall.domain.scopes import SCOPE_OF
 from graphrecall.store import Store, open_store
 from graphrecall.store.postgres import term_index
+from graphrecall.store.postgres import term_index_image as image
 from tests.store.conformance.records import edge, node
 
 Search = list[tuple[str, float]]
@@ -151,3 +154,44 @@ def test_the_cache_reports_its_copies(stores: tuple[Store, Store, Store]) -> Non
     assert reader.maintenance.wait_until_warm(30)
     status = reader.maintenance.cache_status()["term_indexes"]
     assert status["ready"] >= 1 and status["bytes"] > 0
+
+
+def test_a_new_process_starts_from_the_saved_copy_caught_up(
+    stores: tuple[Store, Store, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer, reader, sqlite = stores
+    monkeypatch.setattr(term_index, "INLINE_BUILD_ROWS", 0)  # every table read apart
+    graph = new_id()
+    a, b = node(graph, "A"), node(graph, "B")
+    first = [edge(graph, a, b, f"alpha beta number {i}", t=i) for i in range(20)]
+    for store in (writer, sqlite):
+        store.insert(first)
+    search(writer, graph, ["alpha"])  # SQL answers; the copy is read whole apart, saved
+    assert indexes(writer).wait(30) and indexes(writer).has("edges")
+    saved_at = indexes(writer)._current["edges"].seq
+    later = [edge(graph, a, b, "zebra alpha", t=30), edge(graph, a, b, "quokka", t=31)]
+    for store in (writer, sqlite):  # written after the image
+        store.insert(later)
+
+    read_whole: list[object] = []
+    whole = term_index.build
+    monkeypatch.setattr(term_index, "build", lambda *a: read_whole.append(a) or whole(*a))
+    for terms in QUERIES:  # SQL answers while the image is loaded
+        same(search(reader, graph, terms), search(sqlite, graph, terms), terms)
+    assert indexes(reader).wait(30) and indexes(reader).has("edges")
+    for terms in QUERIES:  # from the copy, caught up with the later rows
+        same(search(reader, graph, terms), search(sqlite, graph, terms), terms)
+    loaded = indexes(reader)._current["edges"]
+    # The image, not the rows (a copy read whole has no delta), caught up with the later
+    # rows by the searches.
+    assert read_whole == [] and loaded.delta_rows == len(later)
+    assert loaded.seq > saved_at and indexes(reader).caught_up >= 1
+
+    # An image the log no longer reaches back to is not used.
+    db = getattr(reader, "_lexical").db  # noqa: B009
+    weights = SCOPE_OF[Edge].text_weights
+    kept = image.load(db, "edges", "graph_uuid", weights, last=saved_at, floor=0, reach=10)
+    assert kept is not None and kept.seq == saved_at
+    for last, floor, reach in ((saved_at, saved_at + 1, 10), (saved_at + 11, 0, 10)):
+        found = image.load(db, "edges", "graph_uuid", weights, last=last, floor=floor, reach=reach)
+        assert found is None

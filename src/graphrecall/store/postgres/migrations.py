@@ -537,6 +537,15 @@ MIGRATIONS: list[str] = [
         REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
         FOR EACH STATEMENT EXECUTE FUNCTION vector_log();
     """,
+    # 15: the term-index copies saved whole (``term_index_image.py``): a restarted
+    # process loads one and catches it up from the change log instead of reading the
+    # table's rows again.
+    """
+    CREATE TABLE term_index_images (
+        tbl ctext PRIMARY KEY, seq bigint NOT NULL, meta text NOT NULL,
+        arrays bytea NOT NULL
+    );
+    """,
 ]
 
 

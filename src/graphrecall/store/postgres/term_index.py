@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from graphrecall.store.lexical.postings import TermIndex, counted_segment
+from graphrecall.store.postgres import term_index_image as image
 from graphrecall.store.postgres.connection import Database
 
 log = logging.getLogger(__name__)
@@ -236,7 +237,23 @@ class TermIndexes:
         started = time.monotonic()
         index = None
         try:
-            index = build(self.db, table, owner_field, weights)
+            if table not in self._current:  # a first copy: the saved image, if usable
+                last, floor = position(self.db)
+                index = image.load(
+                    self.db,
+                    table,
+                    owner_field,
+                    weights,
+                    last=last,
+                    floor=floor,
+                    reach=LOG_SCAN_MAX,
+                )
+            if index is None:
+                index = build(self.db, table, owner_field, weights)
+                try:
+                    image.save(self.db, index, owner_field, weights)
+                except Exception:  # the copy stands; the next start reads it whole
+                    log.exception("term index image of %s not saved", table)
         except Exception:  # a cache: searches go on with SQL
             log.exception("term index of %s not built", table)
         took = time.monotonic() - started

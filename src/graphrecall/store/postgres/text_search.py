@@ -86,10 +86,21 @@ class TextSearch(LexicalSearch):
                 found = self._indexed(index, kind, scope, where, terms, stem, limit, bm25)
                 if found is not None:
                     return found
-        totals = self.db.query("SELECT rows, tokens FROM lexical_totals WHERE tbl = %s", [table])
-        rows = int(totals[0]["rows"]) if totals else 0
-        average = int(totals[0]["tokens"]) / rows if rows else 0.0
-        hits: dict[str, int] = {}
+        # The table's totals and every one-token term's row count in one round trip (the
+        # SQL path answers a big table's searches while its copy is read after a start:
+        # a statement per term cost each cold search several round trips).
+        single = sorted({tokens[t][0] for t in terms if len(tokens[t]) == 1})
+        totals = self.db.query(
+            "SELECT (SELECT rows FROM lexical_totals WHERE tbl = %s) AS rows,"
+            " (SELECT tokens FROM lexical_totals WHERE tbl = %s) AS tokens,"
+            " (SELECT coalesce(jsonb_object_agg(term, rows), '{}'::jsonb) FROM lexical_terms"
+            " WHERE tbl = %s AND term = ANY(%s::text[])) AS hits",
+            [table, table, table, single],
+        )[0]
+        rows = int(totals["rows"] or 0)
+        average = int(totals["tokens"] or 0) / rows if rows else 0.0
+        counted: dict[str, Any] = totals["hits"]
+        hits = {t: int(counted.get(tokens[t][0], 0)) for t in terms if len(tokens[t]) == 1}
 
         def hits_of(term: str) -> int:
             if term not in hits:

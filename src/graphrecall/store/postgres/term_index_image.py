@@ -1,0 +1,92 @@
+"""A table's term-index copy saved in the database (``term_index_images``, migration 15),
+so a restarted server, or another process, has it after one read of a few dozen MB
+instead of reading the table's rows whole (43 s for the 223k rows of 200 users on a
+loaded 2-core machine, docs/benchmarks.md "Cold queries"), while SQL answers every
+search of the table. PostgreSQL's counterpart of SQLite's ``term_index_file.py``.
+
+An image is only a starting point: it is stamped with the change-log entry its rows were
+read after, and the copy loaded from it is caught up from the log like any stale copy
+(``term_index.catch_up``: rows re-read after their entry are re-read again, which
+changes nothing). An image the log no longer reaches back to (its entry under the pruned
+floor, or more than ``LOG_SCAN_MAX`` entries behind) is not used: the table is read
+whole, and the new copy saved over it. It lives in the same schema as the rows it was
+read from, so a backup or restore carries both together.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Sequence
+
+import numpy as np
+
+from graphrecall.store.lexical.postings import Segment, TermIndex
+from graphrecall.store.postgres.connection import Database
+
+log = logging.getLogger(__name__)
+
+VERSION = 1
+ARRAYS = ("rowids", "tokens", "owners", "uuids", "docs", "freqs")
+
+
+def save(db: Database, index: TermIndex, owner_field: str, weights: Sequence[float]) -> None:
+    """Store ``index`` (a copy just read whole: one segment) for the next start, unless
+    an image read later is there already."""
+    if len(index.segments) != 1 or index.alive is not None:
+        return
+    part = index.segments[0]
+    assert isinstance(part, Segment)
+    arrays = io.BytesIO()
+    np.savez(arrays, **{name: getattr(part, name) for name in ARRAYS})
+    meta = {
+        "version": VERSION,
+        "owner_field": owner_field,
+        "weights": list(weights),
+        "owner_codes": index.owner_codes,
+        "spans": part.spans,
+    }
+    db.execute(
+        "INSERT INTO term_index_images (tbl, seq, meta, arrays) VALUES (%s, %s, %s, %s)"
+        " ON CONFLICT (tbl) DO UPDATE SET seq = excluded.seq, meta = excluded.meta,"
+        " arrays = excluded.arrays WHERE term_index_images.seq <= excluded.seq",
+        [index.table, index.seq, json.dumps(meta), arrays.getvalue()],
+    )
+
+
+def load(
+    db: Database,
+    table: str,
+    owner_field: str,
+    weights: Sequence[float],
+    *,
+    last: int,
+    floor: int,
+    reach: int,
+) -> TermIndex | None:
+    """The image saved for ``table`` as a copy (possibly stale: the caller catches it
+    up), if one was saved with these settings and the log (newest entry ``last``, pruned
+    up to ``floor``) still reaches back to it within ``reach`` entries; else None."""
+    found = db.query("SELECT seq, meta, arrays FROM term_index_images WHERE tbl = %s", [table])
+    if not found:
+        return None
+    seq = int(found[0]["seq"])
+    if seq < floor or last - seq > reach:
+        return None
+    try:
+        meta = json.loads(found[0]["meta"])
+        if (
+            meta.get("version") != VERSION
+            or meta["owner_field"] != owner_field
+            or meta["weights"] != list(weights)
+        ):
+            return None
+        with np.load(io.BytesIO(found[0]["arrays"])) as saved:
+            arrays = {name: saved[name] for name in ARRAYS}
+        spans = {str(t): (int(s), int(e)) for t, (s, e) in meta["spans"].items()}
+        codes = {str(k): int(v) for k, v in meta["owner_codes"].items()}
+    except (ValueError, KeyError, TypeError, OSError):
+        log.exception("term index image of %s not read", table)
+        return None
+    return TermIndex.read(table, b"", seq, Segment(spans=spans, **arrays), codes)
