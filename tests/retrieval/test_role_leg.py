@@ -1,0 +1,80 @@
+"""The role leg of episode search: when the candidates mix roles, the user's messages
+form one more ranked list, in their fused order. It only reorders, and a graph whose
+messages all have one role ranks (orders and scores) exactly as without it."""
+
+from __future__ import annotations
+
+from graphrecall.domain import scopes
+from graphrecall.domain.models import Episode, Role
+from graphrecall.retrieval import engine
+from graphrecall.retrieval.engine import Reranker, SearchOptions, SearchRun
+from graphrecall.store import Store
+
+GRAPH = "g-role"
+QUERY = "Which sourdough starter did I buy?"
+
+
+def _episode(n: int, role: Role, text: str) -> Episode:
+    return Episode(
+        uuid=f"ep-{n}",
+        graph_uuid=GRAPH,
+        content=text,
+        source="message",
+        role=role,
+        reference_time=f"2026-01-01T00:00:{n:02d}.000000Z",
+        created_at=f"2026-01-01T00:00:{n:02d}.000000Z",
+    )
+
+
+# The assistant's answer repeats the question's words; the user's turn holds the answer.
+MIXED = [
+    _episode(1, "user", "I bought a sourdough starter from the farmers market."),
+    _episode(
+        2,
+        "assistant",
+        "A sourdough starter needs feeding: keep your sourdough starter warm, feed the"
+        " starter daily, and a sourdough starter you buy dried needs a week.",
+    ),
+    _episode(3, "assistant", "Happy baking!"),
+]
+
+
+def _run(store: Store, role_weight: float | None = None, reranker: Reranker = "rrf") -> SearchRun:
+    weights = None
+    if role_weight is not None:
+        weights = {**engine.DEFAULT_LEG_WEIGHTS, "role": role_weight}
+    opts = SearchOptions(query=QUERY, legs=("bm25",), weights=weights, reranker=reranker)
+    return engine.search(store, None, None, scopes.SCOPES["episodes"], GRAPH, opts)
+
+
+def test_the_users_message_outranks_an_assistant_answer_repeating_the_words(
+    store: Store,
+) -> None:
+    store.insert(MIXED)
+    without = _run(store, role_weight=0.0)
+    assert [h.uuid for h in without.hits] == ["ep-2", "ep-1"]  # BM25 alone
+    run = _run(store)
+    assert [h.uuid for h in run.hits] == ["ep-1", "ep-2"]
+    assert "role" in run.legs_used
+    # It only reorders: nothing that matched no other leg is added.
+    assert "ep-3" not in [h.uuid for h in run.hits]
+
+
+def test_one_role_only_ranks_and_scores_as_without_the_leg(store: Store) -> None:
+    store.insert([e.model_copy(update={"role": "user"}) for e in MIXED])
+    run = _run(store)
+    without = _run(store, role_weight=0.0)
+    assert [(h.uuid, h.score) for h in run.hits] == [(h.uuid, h.score) for h in without.hits]
+    assert "role" not in run.legs_used
+
+
+def test_cross_encoder_scores_relevance_alone(store: Store) -> None:
+    store.insert(MIXED)
+    run = _run(store, reranker="cross_encoder")
+    assert "role" not in run.legs_used
+
+
+def test_other_scopes_have_no_role_leg() -> None:
+    assert scopes.SCOPES["episodes"].preferred_role == "user"
+    others = [s for name, s in scopes.SCOPES.items() if name != "episodes"]
+    assert all(s.preferred_role is None for s in others)
