@@ -29,7 +29,7 @@ def test_declared_fields_are_fields_of_the_kind() -> None:
 def test_a_role_leg_reads_a_role_served_from_memory() -> None:
     # The role leg looks its candidates' role up on every query: from the filter copy.
     for scope in scopes.SCOPES.values():
-        if scope.preferred_role is not None:
+        if scope.demoted_role is not None:
             assert "role" in scope.kind.model_fields
             assert "role" in scope.filter_text, scope.name
 

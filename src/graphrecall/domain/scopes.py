@@ -130,9 +130,9 @@ class SearchScope:
     facts_leg: bool = False
     # The lexical leg's BM25 constants (the best rows by standard BM25, scored with these).
     bm25: Bm25 = STANDARD_BM25
-    # The role leg: when a search's candidates mix roles, those whose ``role`` is this one
-    # form one more ranked list (None: no role leg).
-    preferred_role: str | None = None
+    # The role leg: when some of a search's candidates have this ``role``, the others form
+    # one more ranked list (None: no role leg).
+    demoted_role: str | None = None
 
     @property
     def table(self) -> str:
@@ -202,7 +202,7 @@ SCOPES: dict[str, SearchScope] = {
         facts_leg=True,
         bm25=EPISODE_BM25,
         # A user's own messages over the assistant's replies (docs/search.md, "Role leg").
-        preferred_role="user",
+        demoted_role="assistant",
     ),
     "observations": SearchScope(
         "observations",

@@ -53,11 +53,12 @@ FACTS_LEG_DEPTH = 30
 # outside the period is dropped. People date an event a few days off ("on May 23" for a
 # conversation of May 27).
 TIME_LEG_SLACK = timedelta(days=3)
-# The role leg (scopes that declare ``preferred_role``: episodes, "user"): when the
-# candidates mix roles, those of that role form one more ranked list, in their fused order.
-# What people ask a memory about is mostly what the user said; an assistant's long answer
-# repeats the question's words. Like the time leg it only reorders, and a graph whose
-# messages all have one role (LoCoMo's) ranks exactly as without it.
+# The role leg (scopes that declare ``demoted_role``: episodes, "assistant"): when some
+# candidates have that role, the others (the user's messages, and episodes of no role:
+# text, JSON) form one more ranked list, in their fused order. What people ask a memory is
+# mostly what the user said, and an assistant's long answer repeats the question's words.
+# Like the time leg it only reorders; a graph without assistant messages (LoCoMo's) ranks
+# exactly as without it.
 _LEGS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-leg")
 
 
@@ -213,11 +214,11 @@ def search(
     ):
         legs["time"] = _time_leg(store, spec, scope, [u for u, _ in fused], opts.time_window)
         fused = rrf(legs, weights=weights, k=spec.rrf_k)
-    if spec.preferred_role is not None and fused and opts.reranker != "cross_encoder":
+    if spec.demoted_role is not None and fused and opts.reranker != "cross_encoder":
         order = [u for u, _ in fused]
-        own = _role_leg(store, spec, scope, order, spec.preferred_role)
-        if 0 < len(own) < len(order):
-            legs["role"] = own
+        others = _role_leg(store, spec, scope, order, spec.demoted_role)
+        if 0 < len(others) < len(order):
+            legs["role"] = others
             fused = rrf(legs, weights=weights, k=spec.rrf_k)
     fused = fused[: opts.limit]
     ranked = _rerank(store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores)
@@ -282,9 +283,9 @@ def _time_leg(
 def _role_leg(
     store: Store, spec: SearchScope, scope: Mapping[str, str], order: Sequence[str], role: str
 ) -> list[str]:
-    """Those of ``order`` whose ``role`` is ``role``, in that order."""
-    own = store.matching(spec.kind, scope, order, p.Column("role", "eq", role))
-    return [u for u in order if u in own]
+    """Those of ``order`` whose ``role`` is not ``role`` (none included), in that order."""
+    others = store.matching(spec.kind, scope, order, p.Column("role", "ne", role))
+    return [u for u in order if u in others]
 
 
 def _rerank(

@@ -183,6 +183,7 @@ EPISODE_CASES: list[tuple[p.Predicate, set[str]]] = [
     (p.EpisodeMetadata(p.JsonPath("metadata", "source", "eq", "chat")), {"ep1"}),
     (p.JsonPath("metadata", "n", "is_null"), {"ep3"}),
     (p.Column("role", "eq", "user"), {"ep1"}),
+    (p.Column("role", "ne", "assistant"), {"ep1", "ep3"}),  # ep3 has no role
 ]
 
 MEMORY_CASES: list[tuple[p.Predicate, set[str]]] = [
