@@ -26,6 +26,14 @@ def test_declared_fields_are_fields_of_the_kind() -> None:
         assert named <= fields, (scope.name, named - fields)
 
 
+def test_a_role_leg_reads_a_role_served_from_memory() -> None:
+    # The role leg looks its candidates' role up on every query: from the filter copy.
+    for scope in scopes.SCOPES.values():
+        if scope.demoted_role is not None:
+            assert "role" in scope.kind.model_fields
+            assert "role" in scope.filter_text, scope.name
+
+
 def test_tables_and_owners_come_from_the_declaration() -> None:
     assert set(scopes.TEXT_TABLES) == {s.table for s in scopes.SCOPES.values()}
     assert scopes.owner_field(scopes.SCOPES["memories"].kind) == "space_uuid"

@@ -130,6 +130,9 @@ class SearchScope:
     facts_leg: bool = False
     # The lexical leg's BM25 constants (the best rows by standard BM25, scored with these).
     bm25: Bm25 = STANDARD_BM25
+    # The role leg: when some of a search's candidates have this ``role``, the others form
+    # one more ranked list (None: no role leg).
+    demoted_role: str | None = None
 
     @property
     def table(self) -> str:
@@ -198,6 +201,8 @@ SCOPES: dict[str, SearchScope] = {
         rrf_k=GRAPH_RRF_K,
         facts_leg=True,
         bm25=EPISODE_BM25,
+        # A user's own messages over the assistant's replies (docs/search.md, "Role leg").
+        demoted_role="assistant",
     ),
     "observations": SearchScope(
         "observations",

@@ -35,7 +35,14 @@ Reranker = str  # rrf | mmr | cross_encoder | node_distance | episode_mentions
 # RRF leg weights when neither the request nor the scope gives any. The bundled MiniLM
 # vector leg is weaker than BM25 on conversational memory, so it counts half; the facts leg
 # (episodes only) is a weak but independent signal (docs/search.md has the measurements).
-DEFAULT_LEG_WEIGHTS = {"bm25": 1.0, "vector": 0.5, "bfs": 1.0, "time": 1.0, "facts": 0.15}
+DEFAULT_LEG_WEIGHTS = {
+    "bm25": 1.0,
+    "vector": 0.5,
+    "bfs": 1.0,
+    "time": 1.0,
+    "facts": 0.15,
+    "role": 0.5,
+}
 # The facts leg: the messages that stated the facts nearest the query vector, in the order
 # of their nearest fact. A fact names who and what a message left to its context
 # ("Melanie SIGNS_UP_FOR pottery class" of "I just signed up for a class"), so its vector
@@ -47,6 +54,12 @@ FACTS_LEG_DEPTH = 30
 # outside the period is dropped. People date an event a few days off ("on May 23" for a
 # conversation of May 27).
 TIME_LEG_SLACK = timedelta(days=3)
+# The role leg (scopes that declare ``demoted_role``: episodes, "assistant"): when some
+# candidates have that role, the others (the user's messages, and episodes of no role:
+# text, JSON) form one more ranked list, in their fused order. What people ask a memory is
+# mostly what the user said, and an assistant's long answer repeats the question's words.
+# Like the time leg it only reorders; a graph without assistant messages (LoCoMo's) ranks
+# exactly as without it.
 _LEGS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-leg")
 
 
@@ -248,6 +261,12 @@ def search(
     ):
         legs["time"] = _time_leg(store, spec, scope, [u for u, _ in fused], opts.time_window)
         fused = rrf(legs, weights=weights, k=spec.rrf_k)
+    if spec.demoted_role is not None and fused and opts.reranker != "cross_encoder":
+        order = [u for u, _ in fused]
+        others = _role_leg(store, spec, scope, order, spec.demoted_role)
+        if 0 < len(others) < len(order):
+            legs["role"] = others
+            fused = rrf(legs, weights=weights, k=spec.rrf_k)
     fused = fused[: opts.limit]
     ranked = _rerank(store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores)
     return SearchRun(hits=ranked, legs_used=list(legs), leg_scores=leg_scores)
@@ -339,6 +358,14 @@ def _time_leg(
         return []
     inside = store.matching(spec.kind, scope, order, p.coalesced(spec.time_fields, bounds))
     return [u for u in order if u in inside]
+
+
+def _role_leg(
+    store: Store, spec: SearchScope, scope: Mapping[str, str], order: Sequence[str], role: str
+) -> list[str]:
+    """Those of ``order`` whose ``role`` is not ``role`` (none included), in that order."""
+    others = store.matching(spec.kind, scope, order, p.Column("role", "ne", role))
+    return [u for u in order if u in others]
 
 
 def _rerank(

@@ -76,8 +76,19 @@ def _corpus(store: Store) -> Corpus:
     e2 = named("lives", edge(g, ann, paris, "Ann lives in Paris", name="LIVES_IN", t=2))
     e3 = named("knows", edge(g, ann, bob, "Ann knows Bob", name="KNOWS", t=3))
     store.insert([e1, e2, e3])
-    ep1 = named("ep1", episode(g, "first", t=1, metadata={"source": "chat", "n": 1}))
-    ep2 = named("ep2", episode(g, "second", t=2, metadata={"source": "mail", "n": 2}))
+    # Roles for the role leg's look-up (retrieval/engine.py: _role_leg).
+    ep1 = named(
+        "ep1",
+        episode(g, "first", t=1, metadata={"source": "chat", "n": 1}).model_copy(
+            update={"role": "user"}
+        ),
+    )
+    ep2 = named(
+        "ep2",
+        episode(g, "second", t=2, metadata={"source": "mail", "n": 2}).model_copy(
+            update={"role": "assistant"}
+        ),
+    )
     ep3 = named("ep3", episode(g, "third", t=3, metadata=None))
     store.insert([ep1, ep2, ep3])
     store.link_episodes(Node, g, ann.uuid, [ep1.uuid, ep2.uuid])
@@ -171,6 +182,8 @@ EPISODE_CASES: list[tuple[p.Predicate, set[str]]] = [
     (p.LinkedToEpisodes(("EP1", "EP3")), {"ep1", "ep3"}),
     (p.EpisodeMetadata(p.JsonPath("metadata", "source", "eq", "chat")), {"ep1"}),
     (p.JsonPath("metadata", "n", "is_null"), {"ep3"}),
+    (p.Column("role", "eq", "user"), {"ep1"}),
+    (p.Column("role", "ne", "assistant"), {"ep1", "ep3"}),  # ep3 has no role
 ]
 
 MEMORY_CASES: list[tuple[p.Predicate, set[str]]] = [
