@@ -1,5 +1,6 @@
 """Reciprocal rank fusion: weight / (k + rank) summed over legs, deterministic ties; the
-graph scopes fuse with ``GRAPH_RRF_K``, memories with Memory Engine's k = 60."""
+graph scopes fuse with ``GRAPH_RRF_K``, fact search with its own weights and k, memories
+with Memory Engine's k = 60."""
 
 from __future__ import annotations
 
@@ -28,6 +29,21 @@ def test_a_small_k_lets_one_legs_top_beat_agreement_deep_in_both() -> None:
     }
     assert rrf(legs, k=60)[0][0] == "deep"
     assert rrf(legs, k=scopes.GRAPH_RRF_K)[0][0] == "top"
+
+
+def test_fact_search_lets_the_vector_legs_top_beat_a_name_match() -> None:
+    # "paraphrase" is the vector leg's first and shares no word with the question;
+    # "namesake" shares the person's name: BM25 ranks it third, the vector leg 20th.
+    legs = {
+        "bm25": ["b0", "b1", "namesake", *(f"b{i}" for i in range(2, 30))],
+        "vector": ["paraphrase", *(f"v{i}" for i in range(18)), "namesake"],
+    }
+    edges = scopes.SCOPES["edges"]
+    fused = [u for u, _ in rrf(legs, weights=edges.leg_weights, k=edges.rrf_k)]
+    assert fused.index("paraphrase") < fused.index("namesake")
+    # With the other graph scopes' constants the name match won (the miss of issue 29).
+    old = [u for u, _ in rrf(legs, weights=engine.DEFAULT_LEG_WEIGHTS, k=scopes.GRAPH_RRF_K)]
+    assert old.index("namesake") < old.index("paraphrase")
 
 
 def test_ties_keep_the_first_legs_order() -> None:
@@ -63,5 +79,6 @@ def test_graph_scopes_and_memories_fuse_with_their_own_k(store: Store) -> None:
     opts = SearchOptions(query="bread", legs=("bm25",))
     episodes = engine.search(store, None, None, scopes.SCOPES["episodes"], "g", opts)
     assert episodes.hits[0].score == pytest.approx(1 / (scopes.GRAPH_RRF_K + 1))
+    assert scopes.SCOPES["edges"].rrf_k == scopes.EDGE_RRF_K
     memories = engine.search(store, None, None, scopes.SCOPES["memories"], "s", opts)
     assert memories.hits[0].score == pytest.approx(1 / (RRF_K + 1))

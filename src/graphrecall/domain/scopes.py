@@ -156,6 +156,13 @@ MEMORY_RRF_K = 60
 # before it, its facts and its reply, so one word counts in several columns; at the
 # standard k1 and b repeats of a common word outweighed a question's rarer words.
 EPISODE_BM25 = Bm25(k1=0.5, b=0.3)
+# Fact search: a fact is one short sentence, so its vector carries its meaning as well as
+# its words do, while a question names a person whose name is in hundreds of facts, so
+# BM25's order below its first few results is mostly that name. Both legs count alike,
+# and only their first few results count much (k = 3): a paraphrase the vector leg ranks
+# first is no longer outranked by facts that merely share the person's name.
+EDGE_LEG_WEIGHTS = {"bm25": 1.0, "vector": 1.0, "bfs": 1.0, "time": 1.0}
+EDGE_RRF_K = 3
 
 _COMMON = frozenset({"rrf", "mmr", "cross_encoder"})
 
@@ -169,7 +176,8 @@ SCOPES: dict[str, SearchScope] = {
         filter_text=("name", "source_node_uuid", "target_node_uuid"),
         filter_times=("created_at", "valid_at", "invalid_at", "expired_at"),
         time_fields=("valid_at", "created_at"),
-        rrf_k=GRAPH_RRF_K,
+        leg_weights=EDGE_LEG_WEIGHTS,
+        rrf_k=EDGE_RRF_K,
     ),
     "nodes": SearchScope(
         "nodes",
