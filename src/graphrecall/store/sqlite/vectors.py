@@ -244,12 +244,16 @@ class Vectors(base.Vectors):
         if cached is None:
             return None
         with self.db.reader_lock:
-            rows = self.db.reader.execute(
-                "SELECT version FROM embedding_versions WHERE kind = ? AND owner_uuid = ?",
-                [table, owner_uuid],
-            ).fetchall()
-        version = int(rows[0][0]) if rows else 0
+            version = self._version(table, owner_uuid)
         return (cached[2], cached[3]) if cached[0] == version else None
+
+    def _version(self, table: str, owner_uuid: str) -> int:
+        """The owner's committed embedding version (the caller holds the reader lock)."""
+        rows = self.db.reader.execute(
+            "SELECT version FROM embedding_versions WHERE kind = ? AND owner_uuid = ?",
+            [table, owner_uuid],
+        ).fetchall()
+        return int(rows[0][0]) if rows else 0
 
     def _matrix(
         self, kind: type[Record], owner_uuid: str
@@ -257,11 +261,7 @@ class Vectors(base.Vectors):
         """The owner's vectors as one matrix, cached until its version counter moves."""
         table = rowmap.table(kind)
         with self.db.reader_lock:
-            rows = self.db.reader.execute(
-                "SELECT version FROM embedding_versions WHERE kind = ? AND owner_uuid = ?",
-                [table, owner_uuid],
-            ).fetchall()
-            version = int(rows[0][0]) if rows else 0
+            version = self._version(table, owner_uuid)
             key = (table, owner_uuid)
             cached = self.matrices.get(key)
             if cached is not None and cached[0] == version:
