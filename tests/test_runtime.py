@@ -11,6 +11,7 @@ from graphrecall import runtime
 from graphrecall.config import Settings, load_settings
 from graphrecall.ml.embedder import MiniLMEmbedder
 from graphrecall.ml.offline_extractor import OfflineExtractor
+from graphrecall.store import matrix_cache
 
 
 def test_the_parts_follow_the_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -48,6 +49,18 @@ def test_without_models_nothing_is_loaded(tmp_path: Path) -> None:
     with runtime.build(settings) as rt:
         assert rt.models.embedder is None and rt.models.extractor is None
         assert set(rt.warm()) == {"database open", "date parser ready"}
+
+
+def test_the_vector_cache_bound_follows_the_settings(tmp_path: Path) -> None:
+    settings = Settings(db=str(tmp_path / "c.db"), embedder="none", vector_cache_mb=64)
+    try:
+        with runtime.build(settings) as rt:
+            assert rt.store._vectors.matrices.max_bytes == 64 * 2**20  # type: ignore[attr-defined]
+    finally:
+        matrix_cache.configure(None)
+    with runtime.build(Settings(db=str(tmp_path / "d.db"), embedder="none")) as rt:
+        bound = rt.store._vectors.matrices.max_bytes  # type: ignore[attr-defined]
+        assert bound == matrix_cache.default_max_bytes()
 
 
 def test_a_database_path_under_a_file_is_named(tmp_path: Path) -> None:

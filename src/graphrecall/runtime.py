@@ -30,7 +30,7 @@ from graphrecall.ml.cross_encoder import CrossEncoder, load_cross_encoder
 from graphrecall.ml.embedder import Embedder, MiniLMEmbedder
 from graphrecall.ml.extraction import Extractor
 from graphrecall.services.context import Context
-from graphrecall.store import Store, open_store
+from graphrecall.store import Store, matrix_cache, open_store
 from graphrecall.store.schema import shown
 
 log = logging.getLogger("graphrecall.startup")
@@ -230,6 +230,7 @@ def build(
     ``graphrecall worker`` never starts it)."""
     settings = settings or load_settings()
     timings: dict[str, float] = {}
+    matrix_cache.configure(settings.vector_cache_mb)
     if store is None:
         with phase("database open", timings):
             store = open_database(settings)

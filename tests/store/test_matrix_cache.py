@@ -11,7 +11,7 @@ import numpy as np
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Node
-from graphrecall.store import open_store
+from graphrecall.store import matrix_cache, open_store
 from graphrecall.store.matrix_cache import ROW_OVERHEAD_BYTES, Entry, MatrixCache
 from tests.store.test_vector_index import unit
 
@@ -70,3 +70,18 @@ def test_a_dropped_matrix_is_read_again(tmp_path: Path) -> None:
         assert cache.status()["hits"] == 1
     finally:
         store.close()
+
+
+def test_the_default_bound_holds_one_big_graphs_matrices_together() -> None:
+    # 1M facts: 1.5 GB of fact vectors, 1.1 GB of message vectors, searched by one request.
+    total = matrix_cache.machine_bytes()
+    bound = MatrixCache().max_bytes
+    assert bound >= matrix_cache.FLOOR_BYTES
+    if total is not None:
+        assert bound == max(matrix_cache.FLOOR_BYTES, total // 4)
+    try:
+        matrix_cache.configure(64)
+        assert MatrixCache().max_bytes == 64 * 2**20
+    finally:
+        matrix_cache.configure(None)
+    assert MatrixCache().max_bytes == bound

@@ -2,13 +2,21 @@
 
 A server with thousands of users would otherwise keep every matrix it ever read (one per
 owner and record kind, ~0.75 MB per 500 vectors of 384 floats): the least recently used
-are dropped past :data:`MAX_BYTES`, and read again (one indexed range of the
-``embeddings`` table) when their owner is searched next. Hits, misses and evictions are
-counted for ``/healthz`` and ``bench cold``.
+are dropped past the bound, and read again (one indexed range of the ``embeddings`` table)
+when their owner is searched next. Hits, misses and evictions are counted for ``/healthz``
+and ``bench cold``.
+
+The bound is a quarter of the machine's memory, at least 512 MB
+(``GRAPHRECALL_VECTOR_CACHE_MB`` sets it). It must hold every matrix one request searches
+together: one graph of 1M facts has 1.5 GB of fact vectors and 1.1 GB of message vectors,
+and get_context searches both; under a bound that holds only one, each search dropped the
+other's and read its own again (seconds a request, and a server that grew past 20 GB on
+the reads in flight).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 
@@ -18,7 +26,31 @@ import numpy.typing as npt
 Key = tuple[str, str]  # (table, owner)
 Entry = tuple[int, list[str], dict[str, int], npt.NDArray[np.float32]]
 
-MAX_BYTES = 512 * 2**20
+FLOOR_BYTES = 512 * 2**20
+
+
+def machine_bytes() -> int | None:
+    """The machine's physical memory, None where the platform does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def default_max_bytes() -> int:
+    total = machine_bytes()
+    return FLOOR_BYTES if total is None else max(FLOOR_BYTES, total // 4)
+
+
+MAX_BYTES = default_max_bytes()
+
+
+def configure(megabytes: int | None) -> None:
+    """The bound of the caches made from now on (None: the machine's default)."""
+    global MAX_BYTES
+    MAX_BYTES = default_max_bytes() if megabytes is None else megabytes * 2**20
+
+
 # What a row costs beside its floats: its uuid in the list and in the index dict.
 ROW_OVERHEAD_BYTES = 200
 
@@ -28,8 +60,8 @@ def entry_bytes(entry: Entry) -> int:
 
 
 class MatrixCache:
-    def __init__(self, max_bytes: int = MAX_BYTES) -> None:
-        self.max_bytes = max_bytes
+    def __init__(self, max_bytes: int | None = None) -> None:
+        self.max_bytes = MAX_BYTES if max_bytes is None else max_bytes
         self._entries: OrderedDict[Key, Entry] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
