@@ -131,20 +131,18 @@ class Plan:
         # The scopes that do not depend on the facts are searched beside the fact search.
         beside: dict[Kind, Future[list[tuple[Any, Hit]]]] = {}
         if not self.nodes_follow_edges:
-            self._start("node", self.node_where, beside)
+            self._start("node", self._nodes_where(), beside)
         self._start("observation", self._observation_where(), beside)
         self._start("thread_summary", self._summary_where(), beside)
         edges = self.search_edges(None, CANDIDATES)
         self._endpoints = _ends(r for r, _ in edges)
-        if self.nodes_follow_edges:
-            nodes = self._nodes_where()
-            if nodes is not False:
-                beside["node"] = Future()
-                beside["node"].set_result(self.search("node", nodes, CANDIDATES))
+        found = {kind: future.result() for kind, future in beside.items()}
+        if self.nodes_follow_edges and (nodes := self._nodes_where()) is not False:
+            found["node"] = self.search("node", nodes, CANDIDATES)
         items: list[Item] = []
         for kind in ("node", "observation", "thread_summary"):
-            if kind in beside:
-                items += self._items(kind, beside[kind].result())
+            if kind in found:
+                items += self._items(kind, found[kind])
         facts = self._items("edge", edges)
         return self._guided(facts, guides.result()) + items if guides else facts + items
 
