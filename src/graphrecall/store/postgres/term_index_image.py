@@ -20,33 +20,22 @@ import json
 import logging
 from collections.abc import Sequence
 
-import numpy as np
-
-from graphrecall.store.lexical.postings import Segment, TermIndex
+from graphrecall.store.lexical import image
+from graphrecall.store.lexical.postings import TermIndex
 from graphrecall.store.postgres.connection import Database
 
 log = logging.getLogger(__name__)
-
-VERSION = 1
-ARRAYS = ("rowids", "tokens", "owners", "uuids", "docs", "freqs")
 
 
 def save(db: Database, index: TermIndex, owner_field: str, weights: Sequence[float]) -> None:
     """Store ``index`` (a copy just read whole: one segment) for the next start, unless
     an image read later is there already."""
-    if len(index.segments) != 1 or index.alive is not None:
+    part = image.whole(index)
+    if part is None:
         return
-    part = index.segments[0]
-    assert isinstance(part, Segment)
     arrays = io.BytesIO()
-    np.savez(arrays, **{name: getattr(part, name) for name in ARRAYS})
-    meta = {
-        "version": VERSION,
-        "owner_field": owner_field,
-        "weights": list(weights),
-        "owner_codes": index.owner_codes,
-        "spans": part.spans,
-    }
+    image.write_arrays(arrays, part)
+    meta = image.describe(index, part, owner_field, weights)
     db.execute(
         "INSERT INTO term_index_images (tbl, seq, meta, arrays) VALUES (%s, %s, %s, %s)"
         " ON CONFLICT (tbl) DO UPDATE SET seq = excluded.seq, meta = excluded.meta,"
@@ -76,17 +65,10 @@ def load(
         return None
     try:
         meta = json.loads(found[0]["meta"])
-        if (
-            meta.get("version") != VERSION
-            or meta["owner_field"] != owner_field
-            or meta["weights"] != list(weights)
-        ):
+        if not image.fits(meta, owner_field, weights):
             return None
-        with np.load(io.BytesIO(found[0]["arrays"])) as saved:
-            arrays = {name: saved[name] for name in ARRAYS}
-        spans = {str(t): (int(s), int(e)) for t, (s, e) in meta["spans"].items()}
-        codes = {str(k): int(v) for k, v in meta["owner_codes"].items()}
+        part, codes = image.read(meta, io.BytesIO(found[0]["arrays"]))
     except (ValueError, KeyError, TypeError, OSError):
         log.exception("term index image of %s not read", table)
         return None
-    return TermIndex.read(table, b"", seq, Segment(spans=spans, **arrays), codes)
+    return TermIndex.read(table, b"", seq, part, codes)

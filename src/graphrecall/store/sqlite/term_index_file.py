@@ -22,15 +22,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from graphrecall.store.lexical.postings import Segment, TermIndex
+from graphrecall.store.lexical import image
+from graphrecall.store.lexical.postings import TermIndex
 from graphrecall.store.sqlite.migrations import CHANGE_LOG
 
 log = logging.getLogger(__name__)
-
-VERSION = 1
-ARRAYS = ("rowids", "tokens", "owners", "uuids", "docs", "freqs")
 
 
 def folder(db_path: Path) -> Path | None:
@@ -57,26 +53,21 @@ def save(
 ) -> None:
     """Write ``index`` (a copy just read whole: one segment) for the next start."""
     where = folder(db_path)
-    if where is None or len(index.segments) != 1 or index.alive is not None:
+    part = image.whole(index)
+    if where is None or part is None:
         return
-    part = index.segments[0]
-    assert isinstance(part, Segment)
     where.mkdir(exist_ok=True)
     stem = where / index.table
     meta = {
-        "version": VERSION,
+        **image.describe(index, part, owner_field, weights),
         "table": index.table,
-        "owner_field": owner_field,
-        "weights": list(weights),
         "cookie": index.cookie.hex(),
         "seq": index.seq,
         "marks": _marks_at_build(conn, index),
-        "owner_codes": index.owner_codes,
-        "spans": part.spans,
     }
     arrays = f"{stem}.npz.tmp"
     with open(arrays, "wb") as out:
-        np.savez(out, **{name: getattr(part, name) for name in ARRAYS})
+        image.write_arrays(out, part)
     Path(f"{stem}.json.tmp").write_text(json.dumps(meta))
     # The arrays first, then the description that names them: a crash between the two
     # leaves an old description whose marks fail, or none.
@@ -85,8 +76,8 @@ def save(
 
 
 def _marks_at_build(conn: sqlite3.Connection, index: TermIndex) -> dict[str, Any]:
-    part = index.segments[0]
-    assert isinstance(part, Segment)
+    part = image.whole(index)
+    assert part is not None
     top = [int(part.rowids[-1]), part.uuids[-1].decode()] if part.size else None
     return {"log_entry": _log_entry(conn, index.seq), "top_row": top}
 
@@ -106,11 +97,7 @@ def load(
     stem = where / table
     try:
         meta = json.loads(Path(f"{stem}.json").read_text())
-        if (
-            meta.get("version") != VERSION
-            or meta["owner_field"] != owner_field
-            or meta["weights"] != list(weights)
-        ):
+        if not image.fits(meta, owner_field, weights):
             return None
         marks = meta["marks"]
         if marks["log_entry"] != _log_entry(conn, int(meta["seq"])):
@@ -120,10 +107,7 @@ def load(
             row = conn.execute(f"SELECT uuid FROM {table} WHERE rowid = ?", [top[0]]).fetchone()
             if row is None or str(row[0]) != top[1]:
                 return None
-        with np.load(f"{stem}.npz") as saved:
-            arrays = {name: saved[name] for name in ARRAYS}
+        part, codes = image.read(meta, f"{stem}.npz")
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    part = Segment(spans={t: (int(s), int(e)) for t, (s, e) in meta["spans"].items()}, **arrays)
-    codes = {str(k): int(v) for k, v in meta["owner_codes"].items()}
     return TermIndex.read(table, bytes.fromhex(meta["cookie"]), int(meta["seq"]), part, codes)
