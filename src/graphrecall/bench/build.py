@@ -158,7 +158,7 @@ def ensure_db(
         stats = BuildStats(**{**meta["stats"], "cached": True})
         # Stats written before the cap existed: every vector was embedded.
         stats.vectors = stats.vectors or vector_counts(graph, None)
-        if url is not None and (meta.get("url") != shown_url(url) or not _pg_built(url)):
+        if url is not None and (meta.get("url") != shown_url(url) or not pg_built(url)):
             log(f"[{size:,}] {shown_url(url)} holds no build of this graph; building")
         elif meta.get("fingerprint") != fingerprint:
             log(f"[{size:,}] {path} does not match the generated graph; rebuilding")
@@ -189,7 +189,7 @@ def _pg_schema(url: str) -> tuple[str, str]:
     return split_schema(url)
 
 
-def _pg_built(url: str) -> bool:
+def pg_built(url: str) -> bool:
     """Whether the schema of ``url`` holds a finished build (its completion mark)."""
     import psycopg
 
@@ -214,7 +214,7 @@ def reset_schema(url: str) -> None:
         conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
 
 
-def _pg_bytes(url: str) -> int:
+def pg_bytes(url: str) -> int:
     import psycopg
 
     server, schema = _pg_schema(url)
@@ -233,7 +233,7 @@ def _pg_bytes(url: str) -> int:
 BUILT_MARK = "bench.built"
 
 
-def _pg_bulk_load(url: str, *, start: bool) -> None:
+def pg_bulk_load(url: str, *, start: bool) -> None:
     """A PostgreSQL build loads its schema in bulk: the per-row lexical triggers are off
     and the HNSW indexes dropped while it loads (each row would update every one of its
     terms' count rows, each vector walk the graph: the 100k build ran at ~30 rows/s);
@@ -308,7 +308,7 @@ def _build(
     )
     store = open_store(url if url is not None else tmp)
     if url is not None:
-        _pg_bulk_load(url, start=True)
+        pg_bulk_load(url, start=True)
     try:
         started = time.perf_counter()
         with store.transaction():
@@ -338,7 +338,7 @@ def _build(
             embedded += count
             derive_s += derived_s
         if url is not None:
-            _pg_bulk_load(url, start=False)
+            pg_bulk_load(url, start=False)
             store.setting(BUILT_MARK, "1")  # first read stores it: the build is whole
     finally:
         store.close()
@@ -346,7 +346,7 @@ def _build(
         for suffix in ("-wal", "-shm"):
             Path(f"{tmp}{suffix}").unlink(missing_ok=True)
         os.replace(tmp, path)
-    db_bytes = path.stat().st_size if url is None else _pg_bytes(url)
+    db_bytes = path.stat().st_size if url is None else pg_bytes(url)
     rate = embedded / embed_s if embedded and embed_s > 0 else None
     log(
         f"[{size:,}] built {name}: {db_bytes / 1e6:.1f} MB"

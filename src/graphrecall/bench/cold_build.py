@@ -10,7 +10,7 @@ meaning. The benchmark measures latency, not recall.
 
 With ``db`` (a ``postgresql://`` URL) the same graphs go straight into a schema of their
 own on that server (``bench_cold_u<users>_f<facts>_s<seed>_g<generator>``), loaded in bulk
-as ``bench/build.py`` loads one (``_pg_bulk_load``), marked built at the end and reused
+as ``bench/build.py`` loads one (``pg_bulk_load``), marked built at the end and reused
 while the mark is there (the users and stats are kept in ``OUT/<stem>.postgres.json``).
 """
 
@@ -30,13 +30,13 @@ from graphrecall.bench.build import (
     BUILT_MARK,
     KINDS,
     Log,
-    _pg_built,
-    _pg_bulk_load,
-    _pg_bytes,
     _records,
     _searchable,
     derive_vectors,
     is_postgres,
+    pg_built,
+    pg_bulk_load,
+    pg_bytes,
     reset_schema,
     shown_url,
     with_schema,
@@ -105,7 +105,7 @@ def ensure_cold_db(
     url = None if db is None else with_schema(db, "bench_" + name.replace("-", "_"))
     path = out_dir / (f"{name}.db" if url is None else f"{name}.postgres.json")
     meta_path = path.with_suffix(".json")
-    if meta_path.exists() and (path.exists() if url is None else _pg_built(url)):
+    if meta_path.exists() and (path.exists() if url is None else pg_built(url)):
         meta = json.loads(meta_path.read_text())
         if url is None or meta.get("url") == shown_url(url):
             log(f"reusing {path if url is None else shown_url(url)} (built earlier)")
@@ -144,7 +144,7 @@ def _build(
     counts = {"edges": 0, "nodes": 0, "episodes": 0}
     store = open_store(tmp if url is None else url)
     if url is not None:
-        _pg_bulk_load(url, start=True)
+        pg_bulk_load(url, start=True)
     try:
         with store.transaction():
             store.insert([project])
@@ -193,7 +193,7 @@ def _build(
                     made.append(ColdUser(user_id, owner, query))
             log(f"built {min(users, start + USERS_PER_TRANSACTION):,}/{users:,} users")
         if url is not None:
-            _pg_bulk_load(url, start=False)
+            pg_bulk_load(url, start=False)
             store.setting(BUILT_MARK, "1")  # first read stores it: the build is whole
         while store.maintenance.compact_text_indexes():
             pass
@@ -209,7 +209,7 @@ def _build(
         seed=seed,
         cached=False,
         build_s=round(time.perf_counter() - started, 1),
-        db_bytes=path.stat().st_size if url is None else _pg_bytes(url),
+        db_bytes=path.stat().st_size if url is None else pg_bytes(url),
         **counts,
     )
     name = path.name if url is None else shown_url(url)
