@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
@@ -85,3 +86,16 @@ def test_the_default_bound_holds_one_big_graphs_matrices_together() -> None:
     finally:
         matrix_cache.configure(None)
     assert MatrixCache().max_bytes == bound
+
+
+def test_a_container_limit_lower_than_the_machine_bounds_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limit = tmp_path / "memory.max"
+    limit.write_text("1073741824\n")  # 1 GiB
+    monkeypatch.setattr(matrix_cache, "CGROUP_LIMITS", (str(limit),))
+    assert matrix_cache.machine_bytes() == 2**30
+    assert matrix_cache.default_max_bytes() == matrix_cache.FLOOR_BYTES  # 1 GiB / 4 < 512 MB
+    limit.write_text("max\n")  # no limit: the machine's memory
+    unlimited = matrix_cache.machine_bytes()
+    assert unlimited is None or unlimited > 2**30

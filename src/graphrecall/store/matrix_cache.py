@@ -29,12 +29,28 @@ Entry = tuple[int, list[str], dict[str, int], npt.NDArray[np.float32]]
 FLOOR_BYTES = 512 * 2**20
 
 
+# A container's memory limit (cgroup v2, then v1): the machine's memory is not what a
+# process in a container may use.
+CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+
+
 def machine_bytes() -> int | None:
-    """The machine's physical memory, None where the platform does not say."""
+    """The memory this process may use: the machine's, or its container's limit when
+    lower; None where the platform does not say."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        total: int | None = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):
-        return None
+        total = None
+    for path in CGROUP_LIMITS:
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit():  # "max": no limit
+            total = int(text) if total is None else min(total, int(text))
+        break
+    return total
 
 
 def default_max_bytes() -> int:
