@@ -4,12 +4,15 @@ hot ones first; that is only safe while no request can match two of them."""
 from __future__ import annotations
 
 import re
+import threading
 import time
 from pathlib import Path
 
+import pytest
 from fastapi.routing import APIRoute
 from starlette.routing import Match
 
+from graphrecall.api import app as app_module
 from graphrecall.api.app import ZEP_ROUTERS, create_app
 from graphrecall.api.zep_v4.reference_routes import ZEP_V4_ROUTES
 from graphrecall.config import Settings
@@ -66,5 +69,38 @@ def test_healthz_says_starting_until_the_models_are_loaded(tmp_path: Path) -> No
             body = first.json()
             assert first.status_code == 200 and body["status"] == "ok" and body["ready"]
             assert body["worker"].startswith("off")
+    finally:
+        rt.close()
+
+
+def test_healthz_says_starting_until_the_saved_copies_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from graphrecall import runtime
+
+    settings = Settings(db=str(tmp_path / "copies.db"), embedder="none", extractor="none")
+    rt = runtime.build(settings)
+    read = threading.Event()
+    asked: list[float] = []
+
+    def reading(timeout: float) -> bool:  # the saved copies take as long as the test says
+        asked.append(timeout)
+        return read.wait(timeout)
+
+    monkeypatch.setattr(rt.store.maintenance, "wait_for_saved_copies", reading)
+    try:
+        rt.warm()  # the models are ready: only the copies hold the app back
+        app = create_app(runtime=rt, run_worker=False)
+        with TestClient(app) as client:
+            waiting = client.get("/healthz")
+            assert waiting.status_code == 503 and not waiting.json()["ready"]
+            read.set()
+            deadline = time.monotonic() + 30
+            while client.get("/healthz").status_code == 503 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert client.get("/healthz").json()["status"] == "ok"
+        assert asked == [app_module.SAVED_COPY_WAIT_S]
     finally:
         rt.close()

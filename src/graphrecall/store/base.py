@@ -352,6 +352,13 @@ class Maintenance:
         being built after ``timeout`` seconds."""
         return True
 
+    def wait_for_saved_copies(self, timeout: float) -> bool:
+        """Wait until the copies being read from their saved images (started by
+        ``wait_until_warm``) are read: a server does before it listens, so its first
+        searches find them (copies read whole are never waited for). False when one is
+        still being read after ``timeout`` seconds."""
+        return True
+
     def warm(self, field: str, owner_uuid: str) -> dict[str, int]:
         """Load now the in-memory copies a search of one owner reads (``field`` names
         the owner: ``graph_uuid`` for a graph), and start building the shared ones

@@ -7,6 +7,7 @@ another process starts from it, caught up, instead of reading the table again.""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -195,3 +196,35 @@ def test_a_new_process_starts_from_the_saved_copy_caught_up(
     for last, floor, reach in ((saved_at, saved_at + 1, 10), (saved_at + 11, 0, 10)):
         found = image.load(db, "edges", "graph_uuid", weights, last=last, floor=floor, reach=reach)
         assert found is None
+
+
+def test_a_starting_server_waits_for_the_saved_image_only(
+    stores: tuple[Store, Store, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer, reader, _ = stores
+    monkeypatch.setattr(term_index, "INLINE_BUILD_ROWS", 0)  # every table read apart
+    graph = new_id()
+    a, b = node(graph, "A"), node(graph, "B")
+    writer.insert([a, b, *(edge(graph, a, b, f"alpha beta number {i}", t=i) for i in range(20))])
+    search(writer, graph, ["alpha"])  # the edges copy is read whole apart and saved
+    assert indexes(writer).wait(30) and indexes(writer).has("edges")
+    assert not indexes(writer).has("nodes")  # never searched: no image
+
+    release = threading.Event()
+    whole = term_index.build
+
+    def held(*args: Any) -> Any:  # nodes, read whole, takes as long as the test says
+        if args[1] == "nodes":
+            release.wait(30)
+        return whole(*args)
+
+    monkeypatch.setattr(term_index, "build", held)
+    try:
+        reader.maintenance.wait_until_warm(0.0)  # as the app does: starts, does not wait
+        assert reader.maintenance.wait_for_saved_copies(10)
+        assert indexes(reader).has("edges")  # from its image
+        assert not indexes(reader).has("nodes")  # no image: still being read whole
+        assert reader.maintenance.text_index_status()["building"] >= 1
+    finally:
+        release.set()
+        assert reader.maintenance.wait_until_warm(30)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,40 @@ def test_a_restart_loads_the_saved_copy_and_catches_it_up(
         assert indexed == plain and indexed[0][0] == new
         assert builds.count("edges") == 1
     finally:
+        store.close()
+
+
+def test_a_starting_server_waits_for_saved_copies_but_not_for_reading_whole(
+    tmp_path: Path, builds: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(13)
+    path = tmp_path / "saved.db"
+    store = open_store(path)
+    try:
+        edges(store, [sentence(rng) for _ in range(60)])
+        warm(store)
+    finally:
+        store.close()
+    (Path(f"{path}-termindex") / "nodes.npz").unlink()  # nodes has no saved copy now
+    release = threading.Event()
+    real = term_index.build
+
+    def held(*args: Any) -> TermIndex:  # a table read whole takes as long as the test says
+        release.wait(30)
+        return real(*args)
+
+    monkeypatch.setattr(term_index, "build", held)
+    store = open_store(path)
+    try:
+        store.maintenance.wait_until_warm(0.0)  # as the app does: starts, does not wait
+        assert store.maintenance.wait_for_saved_copies(10)  # edges' image read, nodes' not
+        status = store.maintenance.text_index_status()
+        assert status["building"] >= 1  # a table with no image is still read whole
+        indexes = getattr(store, "_text").indexes  # noqa: B009
+        assert indexes.has("edges") and not indexes.has("nodes")
+    finally:
+        release.set()
+        store.maintenance.wait_until_warm(30)
         store.close()
 
 

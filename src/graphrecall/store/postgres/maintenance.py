@@ -44,6 +44,9 @@ class PostgresMaintenance(Maintenance):
         self._start_copies()
         return self._text.indexes.wait(timeout)
 
+    def wait_for_saved_copies(self, timeout: float) -> bool:
+        return self._text.indexes.wait_for_saved(timeout)
+
     def warm(self, field: str, owner_uuid: str) -> dict[str, int]:
         """The owner's vector copies are read here (a big owner's in the background, as a
         search would), and its HNSW indexes started; the text tables' postings (whole

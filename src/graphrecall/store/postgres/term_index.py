@@ -33,6 +33,7 @@ import numpy as np
 from graphrecall.store.lexical.postings import TermIndex, counted_segment
 from graphrecall.store.postgres import term_index_image as image
 from graphrecall.store.postgres.connection import Database
+from graphrecall.store.waiting import wait_until
 
 log = logging.getLogger(__name__)
 
@@ -141,6 +142,7 @@ class TermIndexes:
         self._lock = threading.Lock()
         self._current: dict[str, TermIndex] = {}
         self._busy: set[str] = set()  # tables being built or caught up apart
+        self._loading_saved: set[str] = set()  # tables whose saved image is being read
         self._next_build: dict[str, float] = {}
         self._closed = False
         self.caught_up = 0
@@ -231,6 +233,8 @@ class TermIndexes:
             if time.monotonic() < self._next_build.get(table, 0.0):
                 return
             self._busy.add(table)
+            if table not in self._current:
+                self._loading_saved.add(table)
         _start(f"term-index-{table}", self._build, table, owner_field, tuple(weights))
 
     def _build(self, table: str, owner_field: str, weights: Sequence[float]) -> None:
@@ -238,16 +242,22 @@ class TermIndexes:
         index = None
         try:
             if table not in self._current:  # a first copy: the saved image, if usable
-                last, floor = position(self.db)
-                index = image.load(
-                    self.db,
-                    table,
-                    owner_field,
-                    weights,
-                    last=last,
-                    floor=floor,
-                    reach=LOG_SCAN_MAX,
-                )
+                try:
+                    last, floor = position(self.db)
+                    index = image.load(
+                        self.db,
+                        table,
+                        owner_field,
+                        weights,
+                        last=last,
+                        floor=floor,
+                        reach=LOG_SCAN_MAX,
+                    )
+                finally:
+                    with self._lock:
+                        self._loading_saved.discard(table)
+                        if index is not None and not self._closed:
+                            self._current[table] = index
             if index is None:
                 index = build(self.db, table, owner_field, weights)
                 try:
@@ -299,15 +309,15 @@ class TermIndexes:
             if isinstance(value, np.ndarray)
         )
 
+    def wait_for_saved(self, timeout: float) -> bool:
+        """Wait until no saved image is being read (a server, before it listens): False
+        when one still is after ``timeout`` seconds. Reading a table whole is not waited
+        for."""
+        return wait_until(lambda: not self._loading_saved, self._lock, timeout)
+
     def wait(self, timeout: float) -> bool:
         """Wait until no copy is being built or caught up (for benchmarks and tests)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                if not self._busy:
-                    return True
-            time.sleep(0.01)
-        return False
+        return wait_until(lambda: not self._busy, self._lock, timeout)
 
     def close(self) -> None:
         with self._lock:

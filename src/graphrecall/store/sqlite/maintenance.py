@@ -57,6 +57,9 @@ class SQLiteMaintenance(Maintenance):
     def wait_until_warm(self, timeout: float = 120.0) -> bool:
         return self._text.wait_for_term_indexes(timeout)
 
+    def wait_for_saved_copies(self, timeout: float) -> bool:
+        return self._text.indexes.wait_for_saved(timeout)
+
     def warm(self, field: str, owner_uuid: str) -> dict[str, int]:
         """The owner's vector matrices and filter columns are read here; the term
         indexes (whole tables) and the HNSW index of an owner past ``ANN_MIN_ROWS`` are

@@ -32,6 +32,7 @@ from graphrecall.store.lexical.postings import TermIndex, segment
 from graphrecall.store.sqlite import term_index_file
 from graphrecall.store.sqlite.fts5 import STRUCTURE_ID, Tokenizer, column_weights, row_length
 from graphrecall.store.sqlite.migrations import CHANGE_LOG
+from graphrecall.store.waiting import wait_until
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -206,6 +207,7 @@ class TermIndexes:
         self.logged: frozenset[str] = frozenset()  # tables whose changes are logged
         self.caught_up = 0  # catch-ups done (for /healthz, tests and benchmarks)
         self._tried_file: set[str] = set()  # tables whose saved copy was looked for
+        self._loading_saved: set[str] = set()  # tables whose saved copy is being read
 
     def current(
         self,
@@ -303,6 +305,8 @@ class TermIndexes:
             if time.monotonic() < self._next_build.get(table, 0.0):
                 return
             self._building.add(table)
+            if table not in self._tried_file:
+                self._loading_saved.add(table)
         _start(f"term-index-{table}", self._build, table, owner_field, tuple(weights))
 
     def _build(self, table: str, owner_field: str, weights: Sequence[float]) -> None:
@@ -314,9 +318,17 @@ class TermIndexes:
                 # Once per process: the copy saved by the last one, caught up from the
                 # change log by the searches that find it stale (or read again whole).
                 self._tried_file.add(table)
-                index = self._with_conn(
-                    lambda conn: term_index_file.load(self._path, conn, table, owner_field, weights)
-                )
+                try:
+                    index = self._with_conn(
+                        lambda conn: term_index_file.load(
+                            self._path, conn, table, owner_field, weights
+                        )
+                    )
+                finally:
+                    with self._lock:
+                        self._loading_saved.discard(table)
+                        if index is not None and not self._closed:
+                            self._current[table] = index
             if index is None:
                 index = build(self._path, table, owner_field, weights, self._tune)
                 read_whole = True
@@ -373,15 +385,15 @@ class TermIndexes:
             if isinstance(value, np.ndarray)
         )
 
+    def wait_for_saved(self, timeout: float) -> bool:
+        """Wait until no saved copy is being read (a server, before it listens): False
+        when one still is after ``timeout`` seconds. Reading a table whole is not waited
+        for."""
+        return wait_until(lambda: not self._loading_saved, self._lock, timeout)
+
     def wait(self, timeout: float) -> bool:
         """Wait until no copy is being built or caught up (for benchmarks and tests)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                if not self._building and not self._catching:
-                    return True
-            time.sleep(0.01)
-        return False
+        return wait_until(lambda: not self._building and not self._catching, self._lock, timeout)
 
     def close(self) -> None:
         with self._lock:
