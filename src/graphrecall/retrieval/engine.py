@@ -188,6 +188,11 @@ def search(
     leg_scores: dict[str, dict[str, float]] = {}
     query_vector: Vector | None = None
     lexical_leg: Future[list[tuple[str, float]]] | None = None
+    if "vector" in opts.legs and embedder is not None:
+        # An owner's vectors not in memory are read while the query is embedded.
+        store.prefetch_vectors(kind, owner_uuid)
+        if spec.facts_leg:
+            store.prefetch_vectors(Edge, owner_uuid)
     if "bm25" in opts.legs:
         # The lexical leg runs beside query embedding and the vector leg (FTS5, ONNX and
         # numpy all release the GIL); its results are placed first, as if run first.

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from graphrecall.domain import clock, scopes
@@ -28,6 +30,7 @@ from graphrecall.services.relative_time import interpret
 MAX_BFS_ORIGINS = 5
 SEARCH_PAGE_MAX = 50
 RANKED_SET = 100  # "Search ranks a limited set of results": the top 100 are kept
+_PAGES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-page")
 
 
 @dataclass(frozen=True)
@@ -90,10 +93,14 @@ def search(
     )
     if cursor:
         hits, next_cursor = cursors.next_page(ctx.store, project.uuid, fp, cursor, page_size)
+        records = hydrate(ctx, spec.kind, graph.uuid, [h.uuid for h in hits])
     else:
         run = engine.search(ctx.store, ctx.embedder, ctx.cross_encoder, spec, graph.uuid, opts)
+        # The page's records are read while its cursor is saved: two round trips at once.
+        page = [h.uuid for h in run.hits[:page_size]]
+        found = engine.beside(_PAGES, ctx.store, partial(hydrate, ctx, spec.kind, graph.uuid, page))
         hits, next_cursor = cursors.first_page(ctx.store, project.uuid, fp, run.hits, page_size)
-    records = hydrate(ctx, spec.kind, graph.uuid, [h.uuid for h in hits])
+        records = found.result()
     return graph, [(records[h.uuid], h) for h in hits if h.uuid in records], next_cursor
 
 

@@ -194,6 +194,9 @@ class AssembledStore(Store):
     def missing_embeddings(self, kind: type[Record], owner_uuid: str) -> list[str]:
         return self._vectors.missing_embeddings(kind, owner_uuid)
 
+    def prefetch_vectors(self, kind: type[Record], owner_uuid: str) -> None:
+        self._vectors.prefetch_vectors(kind, owner_uuid)
+
     def vector_search(
         self,
         kind: type[Record],

@@ -232,6 +232,13 @@ class Vectors(ABC):
         """Exact cosine similarity (vectors are normalised) over the owner's records that
         match ``scope`` and ``where``, best first, as (uuid, similarity)."""
 
+    def prefetch_vectors(self, kind: type[Record], owner_uuid: str) -> None:
+        """Start reading the owner's vectors of ``kind`` into memory, apart, when its
+        next ``vector_search`` would have to (an owner not searched lately), so that the
+        read overlaps the query's embedding; a backend with nothing to read ahead does
+        nothing."""
+        return None
+
 
 class LexicalSearch(ABC):
     """The lexical leg: BM25 over a scope's indexed text."""

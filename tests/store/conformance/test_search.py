@@ -143,6 +143,26 @@ def test_vector_search_is_exact_cosine_best_first(store: Store) -> None:
     assert store.vector_search(Edge, new_id(), query, scope={"graph_uuid": g}) == []
 
 
+def test_reading_vectors_ahead_changes_no_answer(store: Store) -> None:
+    g = new_id()
+    records = facts(store, g, [f"fact {i}" for i in range(40)])
+    rng = np.random.default_rng(8)
+    vectors = {e.uuid: unit(rng.normal(size=16).tolist()) for e in records}
+    store.set_embeddings(Edge, g, list(vectors.items()))
+    query = unit(rng.normal(size=16).tolist())
+    store.prefetch_vectors(Edge, g)  # an owner never searched: read ahead where kept
+    found = store.vector_search(Edge, g, query, scope={"graph_uuid": g}, limit=10)
+    same_hits(found, reference(vectors, query, set(vectors), 10))
+    later = facts(store, g, ["a later fact"])[0]  # written after the read ahead
+    vectors[later.uuid] = query
+    store.set_embeddings(Edge, g, [(later.uuid, query)])
+    store.prefetch_vectors(Edge, g)  # in memory already: caught up by the search
+    again = store.vector_search(Edge, g, query, scope={"graph_uuid": g}, limit=10)
+    same_hits(again, reference(vectors, query, set(vectors), 10))
+    assert again[0][0] == later.uuid
+    store.prefetch_vectors(Edge, new_id())  # an owner with no vectors: nothing to read
+
+
 def test_vector_search_filters_while_choosing_candidates(store: Store) -> None:
     g = new_id()
     near = facts(store, g, [f"near {i}" for i in range(20)], name="NEAR")

@@ -8,6 +8,7 @@ again."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -171,3 +172,36 @@ def test_a_pruned_log_has_the_copy_read_again(
     got = reader.vector_search(Edge, graph, newer[3], scope=scope, limit=1)
     assert got[0][0] == edges[3].uuid and abs(got[0][1] - 1.0) < 1e-5
     assert not copies(writer).prune_log()  # fewer than twice LOG_SCAN_MAX left
+
+
+def test_a_cold_owner_is_read_ahead_once_and_searched_from_that_read(
+    stores: tuple[Store, Store, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reader, writer, sqlite = stores
+    rng = np.random.default_rng(9)
+    graph = new_id()
+    a, b = node(graph, "A"), node(graph, "B")
+    edges = [edge(graph, a, b, f"fact {i}", t=i) for i in range(30)]
+    vectors = unit(rng, 30)
+    for store in (writer, sqlite):
+        store.insert(edges)
+        store.set_embeddings(Edge, graph, [(e.uuid, vectors[i]) for i, e in enumerate(edges)])
+    reads: list[str] = []
+    whole = VectorCopies._read
+
+    def counted(self: VectorCopies, key: tuple[str, str], last: int) -> object:
+        reads.append(threading.current_thread().name)
+        time.sleep(0.2)  # a slow read: the search below must wait for it, not read again
+        return whole(self, key, last)
+
+    monkeypatch.setattr(VectorCopies, "_read", counted)
+    reader.prefetch_vectors(Edge, graph)
+    reader.prefetch_vectors(Edge, graph)  # already under way: nothing more
+    query = unit(rng, 1)[0]
+    scope = {"graph_uuid": graph}
+    got = reader.vector_search(Edge, graph, query, scope=scope, limit=10)
+    assert got == sqlite.vector_search(Edge, graph, query, scope=scope, limit=10)
+    assert len(reads) == 1 and reads[0].startswith("vector-ahead")
+    reader.prefetch_vectors(Edge, graph)  # in memory now: nothing to read
+    assert reader.vector_search(Edge, graph, query, scope=scope, limit=10) == got
+    assert len(reads) == 1

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 import numpy as np
@@ -81,16 +82,44 @@ class VectorCopies:
         self.ann = VectorIndexes()
         self._lock = threading.Lock()
         self._busy: set[Key] = set()  # owners being read in the background
+        self._ahead: dict[Key, Future[None]] = {}  # owners being read ahead (``prefetch``)
+        self._reader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-ahead")
         self._closed = False
 
     def max_rows(self) -> int:
         """The most vectors an owner may have to be copied."""
         return self.matrices.max_bytes // 2 // (4 * ASSUMED_DIMS + ROW_OVERHEAD_BYTES)
 
+    def prefetch(self, key: Key) -> None:
+        """Read ``key``'s copy apart now when there is none (a search is about to want
+        it): its first search then waits only for what is left of the read."""
+        if self._closed or self.db.in_transaction():
+            return
+        with self._lock:
+            if key in self._ahead or key in self._busy or self.matrices.get(key) is not None:
+                return
+            self._ahead[key] = self._reader.submit(self._read_ahead, key)
+
+    def _read_ahead(self, key: Key) -> None:
+        try:
+            self._load(key)
+        except Exception:  # a cache: the search reads it itself
+            log.exception("vector copy of %s/%s not read ahead", *key)
+        finally:
+            with self._lock:
+                self._ahead.pop(key, None)
+
     def current(self, key: Key) -> tuple[Copy | None, int]:
         """(the copy of ``key``'s matrix as of the log's newest entry, else None:
         pgvector answers; how many vectors the owner has), in one round trip when the
-        copy is current."""
+        copy is current (after the read ahead, if one is under way)."""
+        with self._lock:
+            ahead = self._ahead.get(key)
+        if ahead is not None:
+            wait([ahead])
+        return self._load(key)
+
+    def _load(self, key: Key) -> tuple[Copy | None, int]:
         table, owner = key
         found = self.db.query(
             "SELECT (SELECT n FROM embedding_counts WHERE owner_uuid = %s AND kind = %s) AS n,"
@@ -220,4 +249,5 @@ class VectorCopies:
 
     def close(self) -> None:
         self._closed = True
+        self._reader.shutdown(wait=False, cancel_futures=True)
         self.ann.close()

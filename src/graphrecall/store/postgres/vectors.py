@@ -140,6 +140,9 @@ class Vectors(base.Vectors):
         )
         return [r["uuid"] for r in rows]
 
+    def prefetch_vectors(self, kind: type[Record], owner_uuid: str) -> None:
+        self.copies.prefetch((rowmap.table(kind), owner_uuid))
+
     def vector_search(
         self,
         kind: type[Record],
