@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from graphrecall.services.relative_time import interpret
+from graphrecall.services.relative_time import interpret, names_a_time
 
 # Wednesday 2026-11-25 15:00 UTC = 10:00 in New York (EST), 16:00 in Berlin (CET).
 NOW = datetime(2026, 11, 25, 15, 0, tzinfo=UTC)
@@ -165,3 +165,25 @@ def test_open_windows_and_their_description() -> None:
 )
 def test_capitals_throughout_or_at_the_start_still_constrain(query: str) -> None:
     assert window(query, "UTC") == ("2026-11-24T00:00Z", "2026-11-25T00:00Z")
+
+
+@pytest.mark.parametrize(
+    ("query", "phrase"),
+    [
+        ("What happened yesterday?", True),
+        ("What did Alice do in March?", True),
+        ("between May 1 and May 5", True),
+        ("What did Bob say on 2024-03-05?", True),
+        ("What does Jordan like to eat?", False),
+        ("Who may attend the party?", False),
+        ("Where did Luis move?", False),
+        ("", False),
+    ],
+)
+def test_a_query_without_a_phrase_has_no_window_in_any_zone(query: str, phrase: bool) -> None:
+    assert names_a_time(query) is phrase
+    windows = {
+        interpret(query, now=NOW, time_zone=tz).window is not None
+        for tz in ("UTC", "America/New_York", "Asia/Tokyo", "Pacific/Kiritimati")
+    }
+    assert windows == {phrase}

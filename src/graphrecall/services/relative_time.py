@@ -192,6 +192,12 @@ def _iso(dt: datetime) -> str:
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def names_a_time(query: str) -> bool:
+    """Whether ``query`` has any temporal phrase at all (whatever the zone or the day):
+    without one, ``interpret`` finds no window in any zone."""
+    return bool(_find(query))
+
+
 def interpret(query: str, *, now: datetime, time_zone: str) -> Interpretation:
     """Find the temporal phrases of ``query`` and the window they impose (if any).
 

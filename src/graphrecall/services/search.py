@@ -25,7 +25,7 @@ from graphrecall.retrieval.engine import Hit, SearchOptions
 from graphrecall.retrieval.filters import Filters, to_predicate
 from graphrecall.services import graphs
 from graphrecall.services.context import Context
-from graphrecall.services.relative_time import interpret
+from graphrecall.services.relative_time import interpret, names_a_time
 
 MAX_BFS_ORIGINS = 5
 SEARCH_PAGE_MAX = 50
@@ -108,6 +108,8 @@ def query_period(
     ctx: Context, project: Project, graph: Graph, query: str, *, now: datetime | None = None
 ) -> tuple[datetime | None, datetime | None] | None:
     """The period a calendar phrase of ``query`` names, in the graph's time zone."""
+    if not names_a_time(query):
+        return None  # most queries: no phrase, so the zone (a user look-up) is not needed
     zone = graphs.time_zone_of(ctx, project, graph)
     window = interpret(query, now=now or clock.now_dt(), time_zone=zone).window
     return None if window is None else (window.start, window.end)
