@@ -47,6 +47,12 @@ def scoped(kind: type[Record], scope: Scope, dialect: Dialect) -> tuple[str, lis
     return (" AND ".join(clauses) or dialect.true), params
 
 
+def matches_nothing(scope: Scope) -> bool:
+    """Whether ``scope`` names an empty collection (a caller's empty list of uuids): no
+    row can match, so no statement need run."""
+    return any(isinstance(v, list | tuple | set | frozenset) and not v for v in scope.values())
+
+
 def where(
     kind: type[Record],
     scope: Scope,

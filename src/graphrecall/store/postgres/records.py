@@ -153,6 +153,8 @@ class Records(RecordRows):
         if order_by not in kind.model_fields:
             raise ValueError(f"cannot order {kind.__name__} by {order_by!r}")
         sql_where, params = rowmap.where(kind, scope, where, self.db.text_collation)
+        if rowmap.matches_nothing(scope):
+            return []
         d = " DESC NULLS LAST" if descending else " NULLS FIRST"
         sql = (
             f"SELECT * FROM {rowmap.table(kind)} t WHERE {sql_where}"

@@ -16,6 +16,7 @@ from graphrecall.store.base import R, Scope
 from graphrecall.store.postgres.connection import Database
 from graphrecall.store.postgres.predicates import DIALECT, Compiler
 from graphrecall.store.rows import JSON_FIELDS
+from graphrecall.store.rows import matches_nothing as matches_nothing  # re-exported
 from graphrecall.store.rows import table as table  # re-exported: rowmap.table(kind)
 
 

@@ -76,6 +76,8 @@ class Records(RecordRows):
         if order_by not in kind.model_fields:
             raise ValueError(f"cannot order {kind.__name__} by {order_by!r}")
         sql_where, params = rowmap.where(kind, scope, where)
+        if rowmap.matches_nothing(scope):
+            return []
         sql = f"SELECT * FROM {rowmap.table(kind)} t WHERE {sql_where}"
         if limit is None:
             # Every match is returned, so sort here: an ORDER BY lets the planner walk the

@@ -14,6 +14,7 @@ from graphrecall.domain.scopes import TABLES
 from graphrecall.store import rows as shared
 from graphrecall.store.base import R, Scope
 from graphrecall.store.rows import JSON_FIELDS
+from graphrecall.store.rows import matches_nothing as matches_nothing  # re-exported
 from graphrecall.store.rows import table as table  # re-exported: rowmap.table(kind)
 from graphrecall.store.sqlite.connection import Database
 from graphrecall.store.sqlite.predicates import DIALECT, Compiler
