@@ -4,6 +4,7 @@ here is scope-specific beyond what it declares."""
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -25,6 +26,7 @@ from graphrecall.ml.embedder import Embedder, EmbedderUnavailable
 from graphrecall.retrieval import graph, quality, rerankers
 from graphrecall.retrieval.fusion import rrf
 from graphrecall.retrieval.text import query_terms
+from graphrecall.store import read_point
 from graphrecall.store.base import Store, Vector
 
 T = TypeVar("T")
@@ -179,7 +181,20 @@ def search(
 ) -> SearchRun:
     """Rank records of ``spec`` owned by ``owner_uuid`` (a graph, or a memory space);
     ``shared``: what this search may share with the request's other searches for the same
-    query."""
+    query. Its legs check the store's copies against one read point (store/read_point.py)."""
+    with read_point.scope():
+        return _search(store, embedder, cross_encoder, spec, owner_uuid, opts, shared)
+
+
+def _search(
+    store: Store,
+    embedder: Embedder | None,
+    cross_encoder: CrossEncoder | None,
+    spec: SearchScope,
+    owner_uuid: str,
+    opts: SearchOptions,
+    shared: Shared | None,
+) -> SearchRun:
     validate(spec, opts)
     kind = spec.kind
     graph_uuid = owner_uuid
@@ -278,13 +293,14 @@ def search(
 
 
 def beside(pool: ThreadPoolExecutor, store: Store, work: Callable[[], T]) -> Future[T]:
-    """``work`` started on ``pool``, to run beside the caller's own; run at once instead
-    when the caller holds a transaction, which another thread's reads would wait for."""
+    """``work`` started on ``pool``, to run beside the caller's own, in a copy of its
+    context (its read point); run at once instead when the caller holds a transaction,
+    which another thread's reads would wait for."""
     if store.in_transaction():
         done: Future[T] = Future()
         done.set_result(work())
         return done
-    return pool.submit(work)
+    return pool.submit(contextvars.copy_context().run, work)
 
 
 def _embed(embedder: Embedder, text: str) -> Vector:

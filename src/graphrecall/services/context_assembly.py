@@ -48,7 +48,8 @@ from graphrecall.services.context_block import (
 )
 from graphrecall.services.context_plan import Plan
 from graphrecall.services.context_ranking import diversify, rank
-from graphrecall.services.relative_time import TimeWindow, interpret
+from graphrecall.services.relative_time import TimeWindow, interpret, names_a_time
+from graphrecall.store import read_point
 
 DEFAULT_MAX_CHARACTERS = 2500
 MAX_CHARACTERS = 50_000
@@ -99,21 +100,22 @@ def graph_context(
     edge_where = to_predicate(filters, "graph:edges")  # validates every filter
     window: TimeWindow | None = None
     query = request.query
-    if "date_filters" not in filters.given():
+    if "date_filters" not in filters.given() and names_a_time(request.query):
         zone = graphs.time_zone_of(ctx, project, graph)
         reading = interpret(request.query, now=now or clock.now_dt(), time_zone=zone)
         window = reading.window
         if window is not None and reading.query.strip():
             query = reading.query
     plan = Plan(ctx, graph, query, filters, edge_where, window)
-    if template is None:
-        candidates = plan.default_candidates()
-        layout: Layout = SectionLayout(window.describe() if window else None)
-    else:
-        parts = context_templates.parse(template.template)
-        layout = TemplateLayout(parts, window.describe() if window else None)
-        candidates = plan.template_candidates(layout.slots())
-    ranked = diversify(rank(candidates, bias), plan.fact_sources(candidates))
+    with read_point.scope():  # every scope's copies checked against one read point
+        if template is None:
+            candidates = plan.default_candidates()
+            layout: Layout = SectionLayout(window.describe() if window else None)
+        else:
+            parts = context_templates.parse(template.template)
+            layout = TemplateLayout(parts, window.describe() if window else None)
+            candidates = plan.template_candidates(layout.slots())
+        ranked = diversify(rank(candidates, bias), plan.fact_sources(candidates))
     packed = pack(ranked, layout, budget)
     return ContextResult(graph, packed.text, packed.truncated, packed.items, window)
 
@@ -137,15 +139,17 @@ def thread_context(
     ).items
     query = "\n".join(m.content for m in latest)
     plan = Plan(ctx, graph, query, Filters(), None, None, [m.uuid for m in latest])
-    if template is None:
-        layout: Layout = SectionLayout()
-        candidates = plan.default_candidates() if query.strip() else []
-        budget = DEFAULT_MAX_CHARACTERS
-    else:
-        layout = TemplateLayout(context_templates.parse(template.template))
-        candidates = plan.template_candidates(layout.slots()) if query.strip() else []
-        budget = MAX_CHARACTERS
-    packed = pack(diversify(rank(candidates, None), plan.fact_sources(candidates)), layout, budget)
+    with read_point.scope():  # every scope's copies checked against one read point
+        if template is None:
+            layout: Layout = SectionLayout()
+            candidates = plan.default_candidates() if query.strip() else []
+            budget = DEFAULT_MAX_CHARACTERS
+        else:
+            layout = TemplateLayout(context_templates.parse(template.template))
+            candidates = plan.template_candidates(layout.slots()) if query.strip() else []
+            budget = MAX_CHARACTERS
+        ranked = diversify(rank(candidates, None), plan.fact_sources(candidates))
+    packed = pack(ranked, layout, budget)
     return ContextResult(graph, packed.text, packed.truncated, packed.items)
 
 

@@ -189,10 +189,10 @@ def test_a_cold_owner_is_read_ahead_once_and_searched_from_that_read(
     reads: list[str] = []
     whole = VectorCopies._read
 
-    def counted(self: VectorCopies, key: tuple[str, str], last: int) -> object:
+    def counted(self: VectorCopies, key: tuple[str, str], last: int, **kw: int) -> object:
         reads.append(threading.current_thread().name)
         time.sleep(0.2)  # a slow read: the search below must wait for it, not read again
-        return whole(self, key, last)
+        return whole(self, key, last, **kw)
 
     monkeypatch.setattr(VectorCopies, "_read", counted)
     reader.prefetch_vectors(Edge, graph)

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from graphrecall.store.lexical.postings import TermIndex, counted_segment
+from graphrecall.store.postgres import positions
 from graphrecall.store.postgres import term_index_image as image
 from graphrecall.store.postgres.connection import Database
 from graphrecall.store.waiting import wait_until
@@ -152,9 +153,9 @@ class TermIndexes:
         rows changed), else None: SQL answers while it is read or caught up apart."""
         if self.db.in_transaction():
             return None  # the transaction's own writes are in no copy
-        last, floor = position(self.db)
+        last, floor = positions.current(self.db).lexical
         index = self._current.get(table)
-        if index is not None and index.seq == last:
+        if index is not None and index.seq >= last:  # read at or after the read point
             return index
         if index is None or index.seq < floor or last - index.seq > LOG_SCAN_MAX:
             return self._read(table, owner_field, weights, small=index is None)

@@ -20,16 +20,18 @@ may be applied again from the log, which changes nothing.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from graphrecall.store.matrix_cache import ROW_OVERHEAD_BYTES, Entry, MatrixCache
+from graphrecall.store.postgres import positions
 from graphrecall.store.postgres.connection import Database
 from graphrecall.store.vector_index import Key, VectorIndexes
 
@@ -82,6 +84,7 @@ class VectorCopies:
         self.ann = VectorIndexes()
         self._lock = threading.Lock()
         self._busy: set[Key] = set()  # owners being read in the background
+        self._big: set[Key] = set()  # owners found with too many vectors to read inline
         self._ahead: dict[Key, Future[None]] = {}  # owners being read ahead (``prefetch``)
         self._reader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-ahead")
         self._closed = False
@@ -98,7 +101,9 @@ class VectorCopies:
         with self._lock:
             if key in self._ahead or key in self._busy or self.matrices.get(key) is not None:
                 return
-            self._ahead[key] = self._reader.submit(self._read_ahead, key)
+            # In the request's context: the read shares its read point's log position.
+            work = contextvars.copy_context().run
+            self._ahead[key] = self._reader.submit(work, self._read_ahead, key)
 
     def _read_ahead(self, key: Key) -> None:
         try:
@@ -120,20 +125,41 @@ class VectorCopies:
         return self._load(key)
 
     def _load(self, key: Key) -> tuple[Copy | None, int]:
+        if self.db.in_transaction() or self._closed:
+            return None, self._count(key)  # a transaction's own writes are in no copy
+        last, floor = positions.current(self.db).vectors
+        cached = self.matrices.get(key)
+        # Current (a copy read later than the read point holds all it must): no statement.
+        limit = self.max_rows()
+        if cached is not None and cached[0] >= last and len(cached[1]) <= limit:
+            self.matrices.count(hit=True)
+            return (cached[1], cached[2], cached[3]), len(cached[1])
+        if cached is None and key not in self._big:
+            # A first read: the rows themselves, unless there are too many to read here
+            # (the count, a round trip, is only needed then).
+            entry = self._read(key, last, most=min(INLINE_LOAD_ROWS, limit))
+            if entry is not None:
+                self.matrices.count(hit=False)
+                self.matrices.put(key, entry)
+                return (entry[1], entry[2], entry[3]), len(entry[1])
+            with self._lock:
+                self._big.add(key)
+        rows = self._count(key)
+        if rows > limit:
+            return None, rows
+        return self._current(key, rows, last, floor), rows
+
+    def _count(self, key: Key) -> int:
+        """How many vectors of its kind the owner has."""
         table, owner = key
         found = self.db.query(
-            "SELECT (SELECT n FROM embedding_counts WHERE owner_uuid = %s AND kind = %s) AS n,"
-            f" {LOG_POSITION}",
-            [owner, table],
-        )[0]
-        rows, last, floor = int(found["n"] or 0), int(found["last"]), int(found["floor"])
-        if self.db.in_transaction() or self._closed or rows > self.max_rows():
-            return None, rows  # a transaction's own writes are in no copy
-        return self._current(key, rows, last, floor), rows
+            "SELECT n FROM embedding_counts WHERE owner_uuid = %s AND kind = %s", [owner, table]
+        )
+        return int(found[0]["n"] or 0) if found else 0
 
     def _current(self, key: Key, rows: int, last: int, floor: int) -> Copy | None:
         cached = self.matrices.get(key)
-        if cached is not None and cached[0] == last:
+        if cached is not None and cached[0] >= last:
             self.matrices.count(hit=True)
             return cached[1], cached[2], cached[3]
         self.matrices.count(hit=False)
@@ -158,16 +184,26 @@ class VectorCopies:
                 ).start()
         return None
 
-    def _read(self, key: Key, last: int) -> Entry:
-        """The owner's vectors whole, stamped with ``last``, a log entry read before."""
+    @overload
+    def _read(self, key: Key, last: int) -> Entry: ...
+
+    @overload
+    def _read(self, key: Key, last: int, most: int) -> Entry | None: ...
+
+    def _read(self, key: Key, last: int, most: int | None = None) -> Entry | None:
+        """The owner's vectors whole, stamped with ``last``, a log entry read before;
+        None when it has more than ``most`` (unless None)."""
         table, owner = key
+        cap = "" if most is None else f" LIMIT {int(most) + 1}"
         with self.db.connection() as conn:
             found = conn.execute(
                 "SELECT uuid, embedding AS v FROM embeddings"
-                " WHERE owner_uuid = %s AND kind = %s ORDER BY uuid",
+                f" WHERE owner_uuid = %s AND kind = %s ORDER BY uuid{cap}",
                 [owner, table],
                 binary=True,
             ).fetchall()
+        if most is not None and len(found) > most:
+            return None
         uuids = [str(r["uuid"]) for r in found]
         matrix = stacked([r["v"] for r in found])
         return last, uuids, {u: i for i, u in enumerate(uuids)}, matrix
