@@ -170,6 +170,7 @@ def validate(spec: SearchScope, opts: SearchOptions) -> None:
         )
 
 
+@read_point.within
 def search(
     store: Store,
     embedder: Embedder | None,
@@ -182,19 +183,6 @@ def search(
     """Rank records of ``spec`` owned by ``owner_uuid`` (a graph, or a memory space);
     ``shared``: what this search may share with the request's other searches for the same
     query. Its legs check the store's copies against one read point (store/read_point.py)."""
-    with read_point.scope():
-        return _search(store, embedder, cross_encoder, spec, owner_uuid, opts, shared)
-
-
-def _search(
-    store: Store,
-    embedder: Embedder | None,
-    cross_encoder: CrossEncoder | None,
-    spec: SearchScope,
-    owner_uuid: str,
-    opts: SearchOptions,
-    shared: Shared | None,
-) -> SearchRun:
     validate(spec, opts)
     kind = spec.kind
     graph_uuid = owner_uuid

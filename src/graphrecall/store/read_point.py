@@ -12,14 +12,16 @@ context (``contextvars.copy_context().run``), as ``engine.beside`` does.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
 from contextvars import ContextVar
 from threading import Lock
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 T = TypeVar("T")
+P = ParamSpec("P")
 _LOCK = Lock()
 
 _POINT: ContextVar[dict[Hashable, Future[Any]] | None] = ContextVar(
@@ -38,6 +40,17 @@ def scope() -> Iterator[None]:
         yield
     finally:
         _POINT.reset(token)
+
+
+def within(fn: Callable[P, T]) -> Callable[P, T]:
+    """``fn``, run inside a read point (joining the caller's, if any)."""
+
+    @functools.wraps(fn)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> T:
+        with scope():
+            return fn(*args, **kwargs)
+
+    return wrapped
 
 
 def memo(key: Hashable, read: Callable[[], T]) -> T:

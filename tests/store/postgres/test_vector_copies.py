@@ -49,18 +49,29 @@ def stores(
     sqlite.close()
 
 
+def facts_in_both(
+    stores: tuple[Store, Store, Store], rng: np.random.Generator, count: int
+) -> tuple[str, list[Edge]]:
+    """A new graph's ``count`` facts with random vectors, written through the second
+    PostgreSQL store and the SQLite one."""
+    _, writer, sqlite = stores
+    graph = new_id()
+    a, b = node(graph, "A"), node(graph, "B")
+    edges = [edge(graph, a, b, f"fact {i}", t=i) for i in range(count)]
+    vectors = unit(rng, count)
+    for store in (writer, sqlite):
+        store.insert(edges)
+        store.set_embeddings(Edge, graph, [(e.uuid, vectors[i]) for i, e in enumerate(edges)])
+    return graph, edges
+
+
 def test_another_stores_vectors_are_searched_from_the_copy(
     stores: tuple[Store, Store, Store],
 ) -> None:
     reader, writer, sqlite = stores
     rng = np.random.default_rng(5)
-    graph = new_id()
+    graph, edges = facts_in_both(stores, rng, 60)
     a, b = node(graph, "A"), node(graph, "B")
-    edges = [edge(graph, a, b, f"fact {i}", t=i) for i in range(60)]
-    vectors = unit(rng, 60)
-    for store in (writer, sqlite):
-        store.insert(edges)
-        store.set_embeddings(Edge, graph, [(e.uuid, vectors[i]) for i, e in enumerate(edges)])
     queries = unit(rng, 5)
     scope = {"graph_uuid": graph}
     odd = Column("uuid", "in", tuple(e.uuid for e in edges[1::2]))
@@ -177,15 +188,9 @@ def test_a_pruned_log_has_the_copy_read_again(
 def test_a_cold_owner_is_read_ahead_once_and_searched_from_that_read(
     stores: tuple[Store, Store, Store], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    reader, writer, sqlite = stores
+    reader, _, sqlite = stores
     rng = np.random.default_rng(9)
-    graph = new_id()
-    a, b = node(graph, "A"), node(graph, "B")
-    edges = [edge(graph, a, b, f"fact {i}", t=i) for i in range(30)]
-    vectors = unit(rng, 30)
-    for store in (writer, sqlite):
-        store.insert(edges)
-        store.set_embeddings(Edge, graph, [(e.uuid, vectors[i]) for i, e in enumerate(edges)])
+    graph, _ = facts_in_both(stores, rng, 30)
     reads: list[str] = []
     whole = VectorCopies._read
 
