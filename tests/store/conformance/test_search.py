@@ -129,13 +129,18 @@ def same_hits(found: list[tuple[str, float]], expected: list[tuple[str, float]])
     assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=1e-5)
 
 
-def test_vector_search_is_exact_cosine_best_first(store: Store) -> None:
-    g = new_id()
-    records = facts(store, g, [f"fact {i}" for i in range(60)])
-    rng = np.random.default_rng(7)
+def embedded_facts(store: Store, g: str, count: int, seed: int) -> tuple[dict[str, Vector], Vector]:
+    """``count`` facts of graph ``g`` with random unit vectors, and a random query."""
+    records = facts(store, g, [f"fact {i}" for i in range(count)])
+    rng = np.random.default_rng(seed)
     vectors = {e.uuid: unit(rng.normal(size=16).tolist()) for e in records}
     store.set_embeddings(Edge, g, list(vectors.items()))
-    query = unit(rng.normal(size=16).tolist())
+    return vectors, unit(rng.normal(size=16).tolist())
+
+
+def test_vector_search_is_exact_cosine_best_first(store: Store) -> None:
+    g = new_id()
+    vectors, query = embedded_facts(store, g, 60, seed=7)
     everyone = set(vectors)
     for limit in (1, 5, 60, 100):
         found = store.vector_search(Edge, g, query, scope={"graph_uuid": g}, limit=limit)
@@ -145,11 +150,7 @@ def test_vector_search_is_exact_cosine_best_first(store: Store) -> None:
 
 def test_reading_vectors_ahead_changes_no_answer(store: Store) -> None:
     g = new_id()
-    records = facts(store, g, [f"fact {i}" for i in range(40)])
-    rng = np.random.default_rng(8)
-    vectors = {e.uuid: unit(rng.normal(size=16).tolist()) for e in records}
-    store.set_embeddings(Edge, g, list(vectors.items()))
-    query = unit(rng.normal(size=16).tolist())
+    vectors, query = embedded_facts(store, g, 40, seed=8)
     store.prefetch_vectors(Edge, g)  # an owner never searched: read ahead where kept
     found = store.vector_search(Edge, g, query, scope={"graph_uuid": g}, limit=10)
     same_hits(found, reference(vectors, query, set(vectors), 10))
