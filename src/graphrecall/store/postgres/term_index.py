@@ -58,16 +58,6 @@ REBUILD_MIN_GAP_S = 2.0
 Row = tuple[int, float, object, str, dict[str, list[int]]]
 
 
-def position(db: Database) -> tuple[int, int]:
-    """(the change log's newest entry, its pruned floor): one round trip, two index
-    lookups."""
-    found = db.query(
-        "SELECT (SELECT coalesce(max(seq), 0) FROM lexical_changes) AS last,"
-        " (SELECT coalesce(max(seq), 0) FROM lexical_log_floor) AS floor"
-    )
-    return int(found[0]["last"]), int(found[0]["floor"])
-
-
 def _rows(
     db: Database, table: str, owner_field: str, where: str, params: Sequence[Any]
 ) -> list[Row]:
@@ -86,7 +76,7 @@ def _rows(
 
 def build(db: Database, table: str, owner_field: str, weights: Sequence[float]) -> TermIndex:
     """Read ``table``'s rows into a :class:`TermIndex`, as of the log entry read first."""
-    seq, _ = position(db)
+    seq, _ = positions.read(db).lexical
     codes: dict[str, int] = {}
     rows = _rows(db, table, owner_field, "", [])
     return TermIndex.read(table, b"", seq, counted_segment(rows, weights, codes), codes)
@@ -197,7 +187,8 @@ class TermIndexes:
     def _catch_up_apart(self, index: TermIndex, owner_field: str, weights: Sequence[float]) -> None:
         fresh = None
         try:
-            fresh = catch_up(self.db, index, owner_field, weights, position(self.db)[0])
+            last = positions.read(self.db).lexical[0]
+            fresh = catch_up(self.db, index, owner_field, weights, last)
         except Exception:
             log.exception("term index of %s not caught up", index.table)
         finally:
@@ -244,7 +235,7 @@ class TermIndexes:
         try:
             if table not in self._current:  # a first copy: the saved image, if usable
                 try:
-                    last, floor = position(self.db)
+                    last, floor = positions.read(self.db).lexical
                     index = image.load(
                         self.db,
                         table,

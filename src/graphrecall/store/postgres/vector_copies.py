@@ -53,18 +53,6 @@ LOG_SCAN_MAX = 50_000
 ASSUMED_DIMS = 384
 
 
-def position(db: Database) -> tuple[int, int]:
-    """(the vector log's newest entry, its pruned floor): one round trip."""
-    found = db.query(f"SELECT {LOG_POSITION}")
-    return int(found[0]["last"]), int(found[0]["floor"])
-
-
-LOG_POSITION = (
-    "(SELECT coalesce(max(seq), 0) FROM vector_changes) AS last,"
-    " (SELECT coalesce(max(seq), 0) FROM vector_log_floor) AS floor"
-)
-
-
 def stacked(blobs: list[bytes]) -> Matrix:
     """pgvector's binary vectors (a 4-byte header, then big-endian float32s) as one
     matrix, without a Python loop over the rows."""
@@ -211,7 +199,7 @@ class VectorCopies:
     def _read_apart(self, key: Key) -> None:
         started = time.monotonic()
         try:
-            entry = self._read(key, position(self.db)[0])
+            entry = self._read(key, positions.read(self.db).vectors[0])
             if not self._closed:
                 self.matrices.put(key, entry)
                 # Start the HNSW build now, not at the next search: the searches after
