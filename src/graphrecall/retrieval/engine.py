@@ -191,7 +191,8 @@ def search(
     leg_scores: dict[str, dict[str, float]] = {}
     query_vector: Vector | None = None
     lexical_leg: Future[list[tuple[str, float]]] | None = None
-    if "vector" in opts.legs and embedder is not None:
+    vector_text = opts.query if opts.vector_query is None else opts.vector_query
+    if "vector" in opts.legs and embedder is not None and vector_text.strip():
         # An owner's vectors not in memory are read while the query is embedded.
         store.prefetch_vectors(kind, owner_uuid)
         if spec.facts_leg:
@@ -214,7 +215,6 @@ def search(
             ),
         )
         legs["bm25"] = []
-    vector_text = opts.query if opts.vector_query is None else opts.vector_query
     if (
         vector_text.strip()
         and embedder is not None
