@@ -393,6 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
     from graphrecall.bench import graphiti as bench_graphiti
     from graphrecall.bench import ingest as bench_ingest
     from graphrecall.bench import isolation as bench_isolation
+    from graphrecall.bench import judge as bench_judge
     from graphrecall.bench import locomo as bench_locomo
     from graphrecall.bench import longmemeval as bench_longmemeval
     from graphrecall.bench import low_quality as bench_low_quality
@@ -404,6 +405,11 @@ def build_parser() -> argparse.ArgumentParser:
             "longmemeval",
             bench_longmemeval,
             "LongMemEval-S evidence recall (its own metrics), baselines, latency, ingestion",
+        ),
+        (
+            "judge",
+            bench_judge,
+            "a ranking change on both data sets' bench databases: recall, halves, verdict",
         ),
         ("ingest", bench_ingest, "LoCoMo ingestion: messages/s, graph yield, sampled facts"),
         ("extract", bench_extract, "extraction quality: precision, recall, dates, duplicates"),

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphrecall.bench.build import is_postgres, reset_schema, with_schema
 from graphrecall.bench.ingest_runs import API_KEY, IngestedSample, ingest_sdk
+from graphrecall.bench.judge import JudgedQuestion, write_questions
 from graphrecall.bench.locomo_data import Question, category_name, load
 from graphrecall.bench.locomo_report import draw_chart, table
 from graphrecall.bench.plain_baselines import NAMES as PLAIN_NAMES
@@ -206,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
                 flush=True,
             )
             items = _items(ingested.samples, args.max_questions, result)
+            _write_questions(work, db, items, ingested.samples)
             rows, context = _ask_sdk(client, items)
             _baselines_in_process(db, items, rows)
         result.update(_summarise(rows, context))
@@ -215,6 +217,29 @@ def run(args: argparse.Namespace) -> int:
     if draw_chart(result, png_path):
         print(f"wrote {png_path}", flush=True)
     return 0
+
+
+def _write_questions(
+    work: Path, db: Path | str, items: Sequence[Item], samples: Sequence[IngestedSample]
+) -> None:
+    """What ``bench judge`` asks again: halves are the first and second half of the samples."""
+    order = {s.sample.sample_id: n for n, s in enumerate(samples)}
+    first_half = (len(samples) + 1) // 2
+    write_questions(
+        work,
+        "locomo",
+        db.name if isinstance(db, Path) else db,
+        [
+            JudgedQuestion(
+                id=f"{i.sample.sample.sample_id}/{i.question.index}",
+                graph=i.sample.graph_uuid,
+                query=i.question.question,
+                relevant=tuple(i.relevant),
+                half=0 if order[i.sample.sample.sample_id] < first_half else 1,
+            )
+            for i in items
+        ],
+    )
 
 
 def _log(text: str) -> None:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphrecall.bench.ingest_runs import API_KEY, IngestedSample, ingest_sdk
+from graphrecall.bench.judge import JudgedQuestion, write_questions
 from graphrecall.bench.longmemeval_data import LmeItem, load, session_of, turn_of
 from graphrecall.bench.longmemeval_report import draw_chart, table
 from graphrecall.bench.plain_baselines import NAMES as PLAIN_NAMES
@@ -166,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
                 flush=True,
             )
             rows, context = _ask_sdk(client, items, ingested.samples)
+            _write_questions(work, db, items, ingested.samples)
             queries = [
                 (s.graph_uuid, i.question.question)
                 for i, s in zip(items, ingested.samples, strict=True)
@@ -184,6 +186,30 @@ def run(args: argparse.Namespace) -> int:
     if draw_chart(result, png_path):
         print(f"wrote {png_path}", flush=True)
     return 0
+
+
+def _write_questions(
+    work: Path, db: Path, items: Sequence[LmeItem], ingested: Sequence[IngestedSample]
+) -> None:
+    """What ``bench judge`` asks again (answerable questions; units are turns): halves are
+    the even and odd questions."""
+    write_questions(
+        work,
+        "longmemeval",
+        db.name,
+        [
+            JudgedQuestion(
+                id=item.question.question_id,
+                graph=s.graph_uuid,
+                query=item.question.question,
+                relevant=tuple(item.question.evidence_turns),
+                half=n % 2,
+                unit_of={uuid: turn_of(mid) for mid, uuid in s.episodes.items()},
+            )
+            for n, (item, s) in enumerate(zip(items, ingested, strict=True))
+            if not item.question.abstention and item.question.evidence_turns
+        ],
+    )
 
 
 def _log(text: str) -> None:
