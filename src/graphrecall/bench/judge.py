@@ -324,6 +324,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from graphrecall import runtime
     from graphrecall.store import open_store
+    from graphrecall.store.schema import shown
 
     change = Change.parse(args.change)
     json_path = Path(args.json) if args.json else Path("bench-out") / "judge.json"
@@ -337,7 +338,7 @@ def run(args: argparse.Namespace) -> int:
     for benchmark, db, questions in loaded:
         if isinstance(db, Path) and not db.is_file():
             raise ValueError(f"--workdir: the database {db} is missing")
-        print(f"{benchmark}: {len(questions)} questions on {db}", flush=True)
+        print(f"{benchmark}: {len(questions)} questions on {shown(db)}", flush=True)
         store = open_store(db)
         try:
             ranked = [rank(store, embedder, q, (Change(), change)) for q in questions]
