@@ -17,9 +17,9 @@ from graphrecall.bench.judge import (
     paired,
     read_questions,
     summarise,
-    units,
     verdict,
 )
+from graphrecall.bench.retrieval_metrics import units
 from graphrecall.cli import main
 from graphrecall.domain import scopes
 from graphrecall.retrieval.engine import DEFAULT_LEG_WEIGHTS, SearchOptions

@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphrecall.bench.build import is_postgres
+from graphrecall.bench.retrieval_metrics import recall_at, units
 from graphrecall.bench.tables import pct, text_table, write_json
-from graphrecall.domain import clock, scopes
+from graphrecall.domain import scopes
 from graphrecall.domain.scopes import Bm25, SearchScope
 
 if TYPE_CHECKING:
@@ -195,14 +196,10 @@ def rank(
     """The question's top ``depth`` units under each change (as the episode search service
     ranks: its options and the period a time phrase names, in UTC as a bench user's)."""
     from graphrecall.retrieval import engine
-    from graphrecall.services.relative_time import interpret, names_a_time
-    from graphrecall.services.search import SearchParams, options
+    from graphrecall.services.search import SearchParams, options, period
 
     base = options(SearchParams(query=question.query), "episodes")
-    if names_a_time(question.query):
-        window = interpret(question.query, now=clock.now_dt(), time_zone="UTC").window
-        if window is not None:
-            base = dataclasses.replace(base, time_window=(window.start, window.end))
+    base = dataclasses.replace(base, time_window=period(question.query, lambda: "UTC"))
     shared = engine.Shared()  # the query vector and vector leg do not depend on the change
     out = []
     for change in changes:
@@ -210,18 +207,6 @@ def rank(
         found = engine.search(store, embedder, None, spec, question.graph, opts, shared)
         out.append(units([h.uuid for h in found.hits], question.unit_of)[:depth])
     return out
-
-
-def units(episodes: Sequence[str], unit_of: Mapping[str, str] | None) -> list[str]:
-    """Episode uuids as the question's units, first occurrence kept."""
-    if unit_of is None:
-        return list(episodes)
-    return list(dict.fromkeys(unit_of[u] for u in episodes if u in unit_of))
-
-
-def recall(ranked: Sequence[str], relevant: Sequence[str], k: int) -> float:
-    wanted = set(relevant)
-    return len(wanted & set(ranked[:k])) / len(wanted) if wanted else 0.0
 
 
 # -- the report ------------------------------------------------------------------------------
@@ -250,8 +235,8 @@ def summarise(
     for name, members in groups.items():
         entry: dict[str, Any] = {"questions": len(members)}
         for k in KS:
-            a = [recall(shipped[i], questions[i].relevant, k) for i in members]
-            b = [recall(changed[i], questions[i].relevant, k) for i in members]
+            a = [recall_at(shipped[i], questions[i].relevant, k) for i in members]
+            b = [recall_at(changed[i], questions[i].relevant, k) for i in members]
             diff = paired([y - x for x, y in zip(a, b, strict=True)])
             entry[f"@{k}"] = {
                 "shipped": round(float(np.mean(a)), 6) if a else None,
@@ -350,8 +335,8 @@ def run(args: argparse.Namespace) -> int:
             {
                 "id": q.id,
                 "half": q.half,
-                **{f"shipped@{k}": recall(a, q.relevant, k) for k in KS},
-                **{f"changed@{k}": recall(b, q.relevant, k) for k in KS},
+                **{f"shipped@{k}": recall_at(a, q.relevant, k) for k in KS},
+                **{f"changed@{k}": recall_at(b, q.relevant, k) for k in KS},
             }
             for q, a, b in zip(questions, shipped, changed, strict=True)
         ]

@@ -46,7 +46,7 @@ from graphrecall.bench.retrieval_calls import (
     sdk_episodes,
     timed,
 )
-from graphrecall.bench.retrieval_metrics import covered, evaluate, evaluate_turn2session
+from graphrecall.bench.retrieval_metrics import covered, evaluate, evaluate_turn2session, units
 from graphrecall.bench.tables import latency, mean, write_json
 from graphrecall.domain.clock import to_iso
 
@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
             ).items():
                 for row, (took, uuids) in zip(rows, ranked, strict=True):
                     row["ms"][name] = took
-                    row[name] = _turns(uuids, row["turn_of_episode"])
+                    row[name] = units(uuids, row["turn_of_episode"])
         _plain(items, rows)
         result.update(summarise(rows, context))
     print(table(result), flush=True)
@@ -223,11 +223,6 @@ def _count(values: Any) -> dict[str, int]:
     return out
 
 
-def _turns(episode_uuids: Sequence[str], turn_of_episode: dict[str, str]) -> list[str]:
-    """Turn ids of ranked episodes, each once (a split turn ranks at its best part)."""
-    return list(dict.fromkeys(turn_of_episode[u] for u in episode_uuids if u in turn_of_episode))
-
-
 # -- through the SDK -------------------------------------------------------------------------
 
 
@@ -255,10 +250,10 @@ def _ask_sdk(
             sdk_episodes, client, g, q.question, EPISODE_PAGE
         )
         took, uuids = timed(sdk_episodes, client, g, q.question, EPISODE_PAGE)
-        row["ms"]["search_episodes"], row["search_episodes"] = took, _turns(uuids, turn_of_episode)
+        row["ms"]["search_episodes"], row["search_episodes"] = took, units(uuids, turn_of_episode)
         took, cited = timed(sdk_edge_episodes, client, g, q.question, EDGE_PAGE)
         row["ms"]["search_edges"] = took
-        row["edge_turns"] = _turns([u for eps in cited for u in eps], turn_of_episode)
+        row["edge_turns"] = units([u for eps in cited for u in eps], turn_of_episode)
         row["edges_returned"] = len(cited)
         asked = context.ask(g, q.question)
         if asked is not None:
@@ -268,13 +263,13 @@ def _ask_sdk(
             if provenance is not None:
                 facts, with_nodes, extra = provenance
                 row["context"] = {
-                    "turns": _turns(sorted(facts), turn_of_episode),
-                    "turns_with_nodes": _turns(sorted(with_nodes), turn_of_episode),
+                    "turns": units(sorted(facts), turn_of_episode),
+                    "turns_with_nodes": units(sorted(with_nodes), turn_of_episode),
                     **extra,
                 }
         for b in sdk_baselines:
             took, uuids = timed(sdk_episodes, client, g, q.question, EPISODE_PAGE, b)
-            row["ms"][b.name], row[b.name] = took, _turns(uuids, turn_of_episode)
+            row["ms"][b.name], row[b.name] = took, units(uuids, turn_of_episode)
         rows.append(row)
         print(
             f"  asked {n}/{len(items)} questions ({time.perf_counter() - started:.0f} s)",
@@ -295,7 +290,7 @@ def _plain(items: Sequence[LmeItem], rows: list[dict[str, Any]]) -> None:
     embedder = runtime.minilm()
     started = time.perf_counter()
     for item, row in zip(items, rows, strict=True):
-        turns = [(f"{sid}", t) for sid, t in _raw_turns(item)]
+        turns = [(f"{sid}", t) for sid, t in _rawunits(item)]
         index_started = time.perf_counter()
         index = PlainIndex([i for i, _ in turns], [t for _, t in turns], embedder)
         row["ms"]["plain_index"] = (time.perf_counter() - index_started) * 1000
@@ -305,7 +300,7 @@ def _plain(items: Sequence[LmeItem], rows: list[dict[str, Any]]) -> None:
     print(f"  plain baselines: done ({time.perf_counter() - started:.0f} s)", flush=True)
 
 
-def _raw_turns(item: LmeItem) -> list[tuple[str, str]]:
+def _rawunits(item: LmeItem) -> list[tuple[str, str]]:
     """(turn id, "role: text") of every turn, its split parts joined again."""
     out: dict[str, list[str]] = {}
     roles: dict[str, str] = {}

@@ -16,7 +16,16 @@ turn stands for its session, and k grows until the top k turns name k distinct s
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+
+
+def units(episodes: Sequence[str], unit_of: Mapping[str, str] | None) -> list[str]:
+    """Ranked episode uuids as the units relevance is judged on, each once: the episodes
+    themselves (``unit_of`` None), or the turns they belong to (a turn split into several
+    messages ranks at its best part; an episode of no turn is left out)."""
+    if unit_of is None:
+        return list(episodes)
+    return list(dict.fromkeys(unit_of[u] for u in episodes if u in unit_of))
 
 
 def recall_at(ranked: Sequence[str], relevant: Sequence[str], k: int) -> float:

@@ -9,7 +9,7 @@ Unlike get_context's window it filters nothing; explicit ``date_filters`` do tha
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -108,10 +108,18 @@ def query_period(
     ctx: Context, project: Project, graph: Graph, query: str, *, now: datetime | None = None
 ) -> tuple[datetime | None, datetime | None] | None:
     """The period a calendar phrase of ``query`` names, in the graph's time zone."""
+    return period(query, lambda: graphs.time_zone_of(ctx, project, graph), now=now)
+
+
+def period(
+    query: str, zone: Callable[[], str], *, now: datetime | None = None
+) -> tuple[datetime | None, datetime | None] | None:
+    """The period a calendar phrase of ``query`` names, in the IANA zone ``zone()`` gives;
+    ``zone`` is asked only when the query names a time (most do not, and a graph's zone
+    is a user look-up)."""
     if not names_a_time(query):
-        return None  # most queries: no phrase, so the zone (a user look-up) is not needed
-    zone = graphs.time_zone_of(ctx, project, graph)
-    window = interpret(query, now=now or clock.now_dt(), time_zone=zone).window
+        return None
+    window = interpret(query, now=now or clock.now_dt(), time_zone=zone()).window
     return None if window is None else (window.start, window.end)
 
 
