@@ -18,7 +18,16 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from graphrecall.domain.models import ApiKey, Edge, Node, Page, PageRequest, Record, Task
+from graphrecall.domain.models import (
+    ApiKey,
+    Edge,
+    Episode,
+    Node,
+    Page,
+    PageRequest,
+    Record,
+    Task,
+)
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import STANDARD_BM25, Bm25
 from graphrecall.store.adjacency import Adjacency
@@ -125,6 +134,12 @@ class GraphShape(ABC):
     @abstractmethod
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
         """Count of live (unexpired) edges touching each node, both directions."""
+
+    @abstractmethod
+    def replies(self, graph_uuid: str, episode_uuids: Sequence[str]) -> dict[str, Episode]:
+        """Each message's reply: the next message of its thread (the first strictly later
+        by ``created_at``, then by uuid). A message with none (its thread's last), an
+        episode without a thread, or one of another graph is absent."""
 
     @abstractmethod
     def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:

@@ -147,6 +147,35 @@ def test_newest_edges_per_end_live_and_newest_first(store: Store) -> None:
     assert store.newest_edges(g, {c.uuid: 10})[c.uuid] == newest_first
 
 
+def test_replies_are_the_next_message_of_the_thread(store: Store) -> None:
+    """The first message strictly later in the same thread, ties by uuid; none for a
+    thread's last message, an episode without a thread, another graph's or an unknown
+    uuid."""
+    g = new_id()
+    ask = episode(g, "what is their name?", t=1, thread_uuid="t1", source="message")
+    same_time = episode(g, "a message of the same instant", t=1, thread_uuid="t1")
+    tie = sorted(
+        (episode(g, f"reply {i}", t=3, thread_uuid="t1") for i in range(2)), key=lambda e: e.uuid
+    )
+    later = episode(g, "later", t=5, thread_uuid="t1")
+    elsewhere = episode(g, "another thread, sooner", t=2, thread_uuid="t2")
+    text = episode(g, "a text episode", t=0)
+    store.insert([ask, same_time, *tie, later, elsewhere, text])
+    other = new_id()
+    store.insert([episode(other, "their name?", t=1, thread_uuid="t1", uuid=new_id())])
+    got = store.replies(
+        g, [ask.uuid, same_time.uuid, tie[1].uuid, later.uuid, text.uuid, elsewhere.uuid, new_id()]
+    )
+    assert {u: e.uuid for u, e in got.items()} == {
+        ask.uuid: tie[0].uuid,
+        same_time.uuid: tie[0].uuid,
+        tie[1].uuid: later.uuid,
+    }
+    assert got[ask.uuid] == tie[0]
+    assert store.replies(g, []) == {}
+    assert store.replies(other, [ask.uuid]) == {}
+
+
 @pytest.mark.parametrize("order", ["asc", "desc"])
 def test_listing_by_degree_agrees_with_node_degrees(store: Store, order: str) -> None:
     g = new_id()

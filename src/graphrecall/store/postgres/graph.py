@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from graphrecall.domain.models import Edge, Node, Record
+from graphrecall.domain.models import Edge, Episode, Node, Record
 from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.base import GraphShape, Provenance
 from graphrecall.store.postgres import rows as rowmap
@@ -55,6 +55,20 @@ class Graphs(GraphShape):
             ):
                 degrees[r["uuid"]] = int(r["degree"])
         return degrees
+
+    def replies(self, graph_uuid: str, episode_uuids: Sequence[str]) -> dict[str, Episode]:
+        if not episode_uuids:
+            return {}
+        # One statement for every message: a limited read on the thread index each.
+        rows = self.db.query(
+            "SELECT q.uuid AS asked, r.* FROM episodes q CROSS JOIN LATERAL"
+            " (SELECT * FROM episodes t WHERE t.graph_uuid = q.graph_uuid"
+            " AND t.thread_uuid = q.thread_uuid AND t.created_at > q.created_at"
+            " ORDER BY t.created_at, t.uuid LIMIT 1) r"
+            " WHERE q.graph_uuid = %s AND q.uuid = ANY(%s)",
+            [graph_uuid, list(dict.fromkeys(episode_uuids))],
+        )
+        return {row["asked"]: rowmap.from_row(Episode, row) for row in rows}
 
     def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:
         out: dict[str, list[Edge]] = {node: [] for node in limits}

@@ -546,6 +546,11 @@ MIGRATIONS: list[str] = [
         arrays bytea NOT NULL
     );
     """,
+    # 16: a thread's messages in order within a graph (episode search's reply leg reads a
+    # message's reply; SQLite has had its ``episodes_thread`` index from the start).
+    """
+    CREATE INDEX episodes_thread ON episodes(graph_uuid, thread_uuid, created_at, uuid);
+    """,
 ]
 
 

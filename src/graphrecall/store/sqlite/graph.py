@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
-from graphrecall.domain.models import Edge, Node, Record
+from graphrecall.domain.models import Edge, Episode, Node, Record
 from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.base import GraphShape
 from graphrecall.store.sqlite import rows as rowmap
@@ -92,6 +92,19 @@ class Graphs(GraphShape):
             ):
                 degrees[node_uuid] = int(degree)
         return degrees
+
+    def replies(self, graph_uuid: str, episode_uuids: Sequence[str]) -> dict[str, Episode]:
+        # In process, so no round trips to save: one read on the thread index per message.
+        out: dict[str, Episode] = {}
+        for uuid in dict.fromkeys(episode_uuids):
+            for row in self.db.query(
+                "SELECT r.* FROM episodes q JOIN episodes r ON r.thread_uuid = q.thread_uuid"
+                " AND r.graph_uuid = q.graph_uuid AND r.created_at > q.created_at"
+                " WHERE q.graph_uuid = ? AND q.uuid = ? ORDER BY r.created_at, r.uuid LIMIT 1",
+                [graph_uuid, uuid],
+            ):
+                out[uuid] = rowmap.from_row(Episode, row)
+        return out
 
     def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:
         # In process, so no round trips to save: one indexed, limited read per node and end.
