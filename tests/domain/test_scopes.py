@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from graphrecall.domain import scopes
-from graphrecall.domain.models import Record
+from graphrecall.domain.models import Episode, Record
 from graphrecall.store.sqlite import filter_columns
 from graphrecall.store.sqlite.migrations import migrate
 
@@ -32,6 +32,12 @@ def test_a_role_leg_reads_a_role_served_from_memory() -> None:
         if scope.demoted_role is not None:
             assert "role" in scope.kind.model_fields
             assert "role" in scope.filter_text, scope.name
+
+
+def test_a_reply_leg_is_declared_on_episodes_only() -> None:
+    # Store.replies reads episodes: a message's thread and creation time.
+    with_leg = [s for s in scopes.SCOPES.values() if s.reply_leg]
+    assert [s.kind for s in with_leg] == [Episode]
 
 
 def test_tables_and_owners_come_from_the_declaration() -> None:

@@ -10,7 +10,8 @@ time phrase names), once with the shipped settings and once with the change
 each half, the paired difference per question with its standard error, and a verdict: the
 change **holds** only if no set and no half is lower at @5 or @10.
 
-What a change can be: leg weights (``bm25``, ``vector``, ``facts``, ``time``, ``role``),
+What a change can be: leg weights (``bm25``, ``vector``, ``facts``, ``time``, ``role``,
+``replies``),
 ``rrf_k`` and the episode BM25 constants (``k1``, ``b``). Column weights change what is
 indexed, so they need a new database, not this command.
 
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 QUESTIONS_FILE = "questions.json"
 KS = (5, 10, 25)
 JUDGED_KS = (5, 10)  # the rule's cut-offs; @25 is reported
-LEGS = ("bm25", "vector", "facts", "time", "role")
+LEGS = ("bm25", "vector", "facts", "time", "role", "replies")
 EPSILON = 1e-9  # a difference this small is a tie (float sums of the same recalls)
 
 
@@ -301,7 +302,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="change",
         required=True,
         help="the change: comma-separated key=value of leg weights (bm25, vector, facts, time,"
-        " role), rrf_k, k1, b; e.g. 'vector=1.0,rrf_k=6'",
+        " role, replies), rrf_k, k1, b; e.g. 'vector=1.0,rrf_k=6'",
     )
     parser.add_argument("--json", help="where to write the results (default bench-out/judge.json)")
 

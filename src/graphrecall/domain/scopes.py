@@ -133,6 +133,9 @@ class SearchScope:
     # The role leg: when some of a search's candidates have this ``role``, the others form
     # one more ranked list (None: no role leg).
     demoted_role: str | None = None
+    # The reply leg: the replies to the first candidates that ask something form one more
+    # ranked list (records with a thread and a creation time: episodes).
+    reply_leg: bool = False
 
     @property
     def table(self) -> str:
@@ -211,6 +214,8 @@ SCOPES: dict[str, SearchScope] = {
         bm25=EPISODE_BM25,
         # A user's own messages over the assistant's replies (docs/search.md, "Role leg").
         demoted_role="assistant",
+        # A question's answer is in its reply (docs/search.md, "Reply leg").
+        reply_leg=True,
     ),
     "observations": SearchScope(
         "observations",

@@ -44,6 +44,7 @@ DEFAULT_LEG_WEIGHTS = {
     "time": 1.0,
     "facts": 0.15,
     "role": 0.5,
+    "replies": 0.3,
 }
 # The facts leg: the messages that stated the facts nearest the query vector, in the order
 # of their nearest fact. A fact names who and what a message left to its context
@@ -62,6 +63,16 @@ TIME_LEG_SLACK = timedelta(days=3)
 # mostly what the user said, and an assistant's long answer repeats the question's words.
 # Like the time leg it only reorders; a graph without assistant messages (LoCoMo's) ranks
 # exactly as without it.
+# The reply leg (scopes that declare ``reply_leg``: episodes): a question's answer is in
+# its reply, which often shares no word with what is asked ("What are the names of James's
+# dogs?": "This pup is so adorable! What's their name?" ranks first, its reply "Max and
+# Daisy." 22nd). The replies (the next message of the thread) to those of the first
+# REPLY_LEG_TOP of the fused order that ask something (a "?") form one more ranked list,
+# in their questions' order. Neither the question nor the reply may be of the demoted
+# role: an assistant's answer is what the role leg demotes, and the user's next request
+# after an assistant's "Anything else?" answers nothing. So it acts in conversations
+# between people; a user-assistant chat ranks exactly as without it.
+REPLY_LEG_TOP = 5
 _LEGS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-leg")
 
 
@@ -275,6 +286,11 @@ def search(
         if 0 < len(others) < len(order):
             legs["role"] = others
             fused = rrf(legs, weights=weights, k=spec.rrf_k)
+    if spec.reply_leg and fused and opts.reranker != "cross_encoder":
+        replies = _reply_leg(store, spec, scope, [u for u, _ in fused[:REPLY_LEG_TOP]], opts)
+        if replies:
+            legs["replies"] = replies
+            fused = rrf(legs, weights=weights, k=spec.rrf_k)
     fused = fused[: opts.limit]
     ranked = _rerank(store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores)
     return SearchRun(hits=ranked, legs_used=list(legs), leg_scores=leg_scores)
@@ -375,6 +391,37 @@ def _role_leg(
     """Those of ``order`` whose ``role`` is not ``role`` (none included), in that order."""
     others = store.matching(spec.kind, scope, order, p.Column("role", "ne", role))
     return [u for u in order if u in others]
+
+
+def _reply_leg(
+    store: Store,
+    spec: SearchScope,
+    scope: Mapping[str, str],
+    top: Sequence[str],
+    opts: SearchOptions,
+) -> list[str]:
+    """The replies to those of ``top`` that ask something, in ``top``'s order; those the
+    search's filters allow. Neither a question nor a reply of the demoted role counts."""
+    demoted = spec.demoted_role
+    records = store.find(spec.kind, scope, where=p.Column("uuid", "in", tuple(top)))
+    asking = {
+        e.uuid
+        for e in records
+        if isinstance(e, Episode) and e.thread_uuid and "?" in e.content and e.role != demoted
+    }
+    questions = [u for u in top if u in asking]
+    if not questions:
+        return []
+    replies = store.replies(scope[spec.owner_field], questions)
+    order = list(
+        dict.fromkeys(
+            replies[u].uuid for u in questions if u in replies and replies[u].role != demoted
+        )
+    )
+    if opts.where is not None and order:
+        allowed = store.matching(spec.kind, scope, order, opts.where)
+        order = [u for u in order if u in allowed]
+    return order
 
 
 def _rerank(

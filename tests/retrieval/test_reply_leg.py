@@ -1,0 +1,159 @@
+"""The reply leg of episode search: the replies (the next message of the thread) to those
+of the first fused candidates that ask something form one more ranked list, in their
+questions' order; neither the question nor the reply may be the assistant's. Run on every
+store backend: the leg reads the records through the store's generic ``find``."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graphrecall.domain import predicates as p
+from graphrecall.domain import scopes
+from graphrecall.domain.models import Episode, Role
+from graphrecall.retrieval import engine
+from graphrecall.retrieval.engine import Reranker, SearchOptions, SearchRun
+from graphrecall.store import Store, open_store
+from tests import pg_server
+
+GRAPH = "g-reply"
+QUERY = "What are the names of James's dogs?"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "postgresql":
+        url = pg_server.with_schema(pg_server.server_url(), f"t{uuid.uuid4().hex}")
+    else:
+        url = str(tmp_path / "db.sqlite")
+    opened = open_store(url)
+    yield opened
+    opened.close()
+
+
+def _message(
+    n: int, text: str, *, thread: str = "t-1", role: Role = "user", who: str = "Sam"
+) -> Episode:
+    stamp = f"2026-01-01T00:00:{n:02d}.000000Z"
+    return Episode(
+        uuid=f"ep-{n}",
+        graph_uuid=GRAPH,
+        content=text,
+        source="message",
+        role=role,
+        role_name=who,
+        reference_time=stamp,
+        created_at=stamp,
+        thread_uuid=thread,
+    )
+
+
+# The answer shares no word with the question (nor does its speaker's name); the message
+# it answers does.
+CHAT = [
+    _message(1, "I walked the dogs in the park this morning.", who="Sam"),
+    _message(2, "This pup is so adorable! What are the names of your dogs?", who="Sam"),
+    _message(3, "Max and Daisy.", who="Alex"),
+    _message(4, "Lovely pair.", who="Sam"),
+]
+
+
+def _run(
+    store: Store,
+    replies: float | None = None,
+    reranker: Reranker = "rrf",
+    where: p.Predicate | None = None,
+) -> SearchRun:
+    weights = None
+    if replies is not None:
+        weights = {**engine.DEFAULT_LEG_WEIGHTS, "replies": replies}
+    opts = SearchOptions(
+        query=QUERY, legs=("bm25",), weights=weights, reranker=reranker, where=where
+    )
+    return engine.search(store, None, None, scopes.SCOPES["episodes"], GRAPH, opts)
+
+
+def _order(run: SearchRun) -> list[str]:
+    return [h.uuid for h in run.hits]
+
+
+def test_the_answer_to_a_matching_question_is_found(store: Store) -> None:
+    store.insert(CHAT)
+    assert _order(_run(store, replies=0.0)) == ["ep-2", "ep-1"]  # BM25 alone
+    run = _run(store)
+    assert "replies" in run.legs_used
+    assert _order(run) == ["ep-2", "ep-1", "ep-3"]
+    # Only the reply to a question: ep-1 asks nothing, so ep-2 (its next message) is not
+    # added twice, and ep-4 (ep-3's reply) not at all.
+    assert "ep-4" not in _order(run)
+
+
+def test_replies_follow_their_questions_order(store: Store) -> None:
+    store.insert(
+        [
+            _message(1, "What are the names of your dogs, James? And the cat?"),
+            _message(2, "Rex.", who="Alex"),
+            _message(3, "What names did James give the dogs?", thread="t-2"),
+            _message(4, "Max and Daisy.", thread="t-2"),
+        ]
+    )
+    run = _run(store)
+    legs = [h.uuid for h in run.hits]
+    first, second = legs.index("ep-1"), legs.index("ep-3")
+    answers = ("ep-2", "ep-4") if first < second else ("ep-4", "ep-2")
+    assert legs.index(answers[0]) < legs.index(answers[1])
+
+
+def test_a_reply_is_the_next_message_of_the_same_thread(store: Store) -> None:
+    # ep-3 is later, but in another thread; the question is its thread's last message.
+    store.insert(
+        [
+            _message(1, "This pup is so adorable! What are the names of your dogs?"),
+            _message(3, "Max and Daisy.", thread="t-2"),
+        ]
+    )
+    run = _run(store)
+    assert _order(run) == ["ep-1"]
+    assert "replies" not in run.legs_used
+
+
+def test_neither_side_may_be_the_assistants(store: Store) -> None:
+    store.insert(
+        [
+            _message(1, "What are the names of the dogs you like, James?"),
+            _message(2, "Max, Daisy or Bella.", role="assistant"),
+            _message(3, "Any other questions about dogs' names?", thread="t-2", role="assistant"),
+            _message(4, "Yes, about cats.", thread="t-2"),
+        ]
+    )
+    run = _run(store)
+    assert "replies" not in run.legs_used
+    assert set(_order(run)) == {"ep-1", "ep-3"}
+
+
+def test_a_reply_the_filter_excludes_is_not_added(store: Store) -> None:
+    store.insert(CHAT)
+    run = _run(store, where=p.Column("uuid", "ne", "ep-3"))
+    assert "ep-3" not in _order(run)
+
+
+def test_without_questions_ranks_and_scores_as_without_the_leg(store: Store) -> None:
+    store.insert(
+        [
+            _message(1, "James named his dogs Max and Daisy."),
+            _message(2, "The dogs love the park."),
+            _message(3, "Lovely names."),
+        ]
+    )
+    run = _run(store)
+    without = _run(store, replies=0.0)
+    assert [(h.uuid, h.score) for h in run.hits] == [(h.uuid, h.score) for h in without.hits]
+    assert "replies" not in run.legs_used
+
+
+def test_cross_encoder_scores_relevance_alone(store: Store) -> None:
+    store.insert(CHAT)
+    assert "replies" not in _run(store, reranker="cross_encoder").legs_used
