@@ -403,19 +403,14 @@ def _reply_leg(
     """The replies to those of ``top`` that ask something, in ``top``'s order; those the
     search's filters allow. Neither a question nor a reply of the demoted role counts."""
     demoted = spec.demoted_role
-    records = store.find(spec.kind, scope, where=p.Column("uuid", "in", tuple(top)))
-    asking = {
-        e.uuid
-        for e in records
-        if isinstance(e, Episode) and e.thread_uuid and "?" in e.content and e.role != demoted
-    }
-    questions = [u for u in top if u in asking]
-    if not questions:
-        return []
-    replies = store.replies(scope[spec.owner_field], questions)
     order = list(
         dict.fromkeys(
-            replies[u].uuid for u in questions if u in replies and replies[u].role != demoted
+            reply.uuid
+            for message, reply in store.with_replies(scope[spec.owner_field], top)
+            if reply is not None
+            and "?" in message.content
+            and message.role != demoted
+            and reply.role != demoted
         )
     )
     if opts.where is not None and order:

@@ -157,8 +157,10 @@ class AssembledStore(Store):
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
         return self._graphs.node_degrees(graph_uuid, node_uuids)
 
-    def replies(self, graph_uuid: str, episode_uuids: Sequence[str]) -> dict[str, Episode]:
-        return self._graphs.replies(graph_uuid, episode_uuids)
+    def with_replies(
+        self, graph_uuid: str, episode_uuids: Sequence[str]
+    ) -> list[tuple[Episode, Episode | None]]:
+        return self._graphs.with_replies(graph_uuid, episode_uuids)
 
     def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:
         return self._graphs.newest_edges(graph_uuid, limits)

@@ -136,10 +136,13 @@ class GraphShape(ABC):
         """Count of live (unexpired) edges touching each node, both directions."""
 
     @abstractmethod
-    def replies(self, graph_uuid: str, episode_uuids: Sequence[str]) -> dict[str, Episode]:
-        """Each message's reply: the next message of its thread (the first strictly later
-        by ``created_at``, then by uuid). A message with none (its thread's last), an
-        episode without a thread, or one of another graph is absent."""
+    def with_replies(
+        self, graph_uuid: str, episode_uuids: Sequence[str]
+    ) -> list[tuple[Episode, Episode | None]]:
+        """The graph's episodes among ``episode_uuids``, in that order, each with its
+        reply: the next message of its thread (the first strictly later by ``created_at``,
+        then by uuid); None for a thread's last message or an episode without a thread.
+        Unknown uuids and other graphs' episodes are left out."""
 
     @abstractmethod
     def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:

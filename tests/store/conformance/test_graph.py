@@ -147,10 +147,10 @@ def test_newest_edges_per_end_live_and_newest_first(store: Store) -> None:
     assert store.newest_edges(g, {c.uuid: 10})[c.uuid] == newest_first
 
 
-def test_replies_are_the_next_message_of_the_thread(store: Store) -> None:
-    """The first message strictly later in the same thread, ties by uuid; none for a
-    thread's last message, an episode without a thread, another graph's or an unknown
-    uuid."""
+def test_with_replies_gives_the_next_message_of_the_thread(store: Store) -> None:
+    """The first message strictly later in the same thread, ties by uuid; None for a
+    thread's last message or an episode without a thread; another graph's or an unknown
+    uuid is left out; the order is the one asked for."""
     g = new_id()
     ask = episode(g, "what is their name?", t=1, thread_uuid="t1", source="message")
     same_time = episode(g, "a message of the same instant", t=1, thread_uuid="t1")
@@ -161,19 +161,21 @@ def test_replies_are_the_next_message_of_the_thread(store: Store) -> None:
     elsewhere = episode(g, "another thread, sooner", t=2, thread_uuid="t2")
     text = episode(g, "a text episode", t=0)
     store.insert([ask, same_time, *tie, later, elsewhere, text])
-    other = new_id()
-    store.insert([episode(other, "their name?", t=1, thread_uuid="t1", uuid=new_id())])
-    got = store.replies(
-        g, [ask.uuid, same_time.uuid, tie[1].uuid, later.uuid, text.uuid, elsewhere.uuid, new_id()]
-    )
-    assert {u: e.uuid for u, e in got.items()} == {
-        ask.uuid: tie[0].uuid,
-        same_time.uuid: tie[0].uuid,
-        tie[1].uuid: later.uuid,
-    }
-    assert got[ask.uuid] == tie[0]
-    assert store.replies(g, []) == {}
-    assert store.replies(other, [ask.uuid]) == {}
+    other = episode(new_id(), "their name?", t=1, thread_uuid="t1")
+    store.insert([other])
+    asked = [later, ask, other, same_time, tie[1], text, elsewhere, ask, new_id()]
+    got = store.with_replies(g, [a if isinstance(a, str) else a.uuid for a in asked])
+    assert [(m.uuid, r.uuid if r else None) for m, r in got] == [
+        (later.uuid, None),
+        (ask.uuid, tie[0].uuid),
+        (same_time.uuid, tie[0].uuid),
+        (tie[1].uuid, later.uuid),
+        (text.uuid, None),
+        (elsewhere.uuid, None),
+    ]
+    assert got[1] == (ask, tie[0])
+    assert store.with_replies(g, []) == []
+    assert store.with_replies(other.graph_uuid, [ask.uuid]) == []
 
 
 @pytest.mark.parametrize("order", ["asc", "desc"])

@@ -56,19 +56,32 @@ class Graphs(GraphShape):
                 degrees[r["uuid"]] = int(r["degree"])
         return degrees
 
-    def replies(self, graph_uuid: str, episode_uuids: Sequence[str]) -> dict[str, Episode]:
+    def with_replies(
+        self, graph_uuid: str, episode_uuids: Sequence[str]
+    ) -> list[tuple[Episode, Episode | None]]:
         if not episode_uuids:
-            return {}
-        # One statement for every message: a limited read on the thread index each.
+            return []
+        # One statement for every message and its reply: each message looked up by its
+        # key, then a limited read on the thread index. (Given "uuid = ANY(...)" the
+        # planner scanned the graph's entries of the thread index: 2.5 ms in a graph of
+        # 20,000 messages.) Both rows' columns come back side by side, prefixed.
+        fields = list(Episode.model_fields)
+        columns = ", ".join(f"{t}.{f} AS {t}_{f}" for t in ("q", "r") for f in fields)
         rows = self.db.query(
-            "SELECT q.uuid AS asked, r.* FROM episodes q CROSS JOIN LATERAL"
+            f"SELECT {columns} FROM unnest(%s::text[]) WITH ORDINALITY AS a(uuid, n)"
+            " JOIN episodes q ON q.graph_uuid = %s AND q.uuid = a.uuid LEFT JOIN LATERAL"
             " (SELECT * FROM episodes t WHERE t.graph_uuid = q.graph_uuid"
             " AND t.thread_uuid = q.thread_uuid AND t.created_at > q.created_at"
-            " ORDER BY t.created_at, t.uuid LIMIT 1) r"
-            " WHERE q.graph_uuid = %s AND q.uuid = ANY(%s)",
-            [graph_uuid, list(dict.fromkeys(episode_uuids))],
+            " ORDER BY t.created_at, t.uuid LIMIT 1) r ON true ORDER BY a.n",
+            [list(dict.fromkeys(episode_uuids)), graph_uuid],
         )
-        return {row["asked"]: rowmap.from_row(Episode, row) for row in rows}
+
+        def side(row: dict[str, object], t: str) -> Episode:
+            return rowmap.from_row(Episode, {f: row[f"{t}_{f}"] for f in fields})
+
+        return [
+            (side(row, "q"), side(row, "r") if row["r_uuid"] is not None else None) for row in rows
+        ]
 
     def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:
         out: dict[str, list[Edge]] = {node: [] for node in limits}

@@ -93,17 +93,33 @@ class Graphs(GraphShape):
                 degrees[node_uuid] = int(degree)
         return degrees
 
-    def replies(self, graph_uuid: str, episode_uuids: Sequence[str]) -> dict[str, Episode]:
-        # In process, so no round trips to save: one read on the thread index per message.
-        out: dict[str, Episode] = {}
+    def with_replies(
+        self, graph_uuid: str, episode_uuids: Sequence[str]
+    ) -> list[tuple[Episode, Episode | None]]:
+        # In process, so no round trips to save: two reads per message. The reply's time
+        # is one seek on the thread index (an ORDER BY over the later messages sorted the
+        # rest of the thread: 5 ms a message in a thread of 20,000), then only the
+        # messages of that instant are read and the first by uuid taken.
+        out: list[tuple[Episode, Episode | None]] = []
         for uuid in dict.fromkeys(episode_uuids):
-            for row in self.db.query(
-                "SELECT r.* FROM episodes q JOIN episodes r ON r.thread_uuid = q.thread_uuid"
-                " AND r.graph_uuid = q.graph_uuid AND r.created_at > q.created_at"
-                " WHERE q.graph_uuid = ? AND q.uuid = ? ORDER BY r.created_at, r.uuid LIMIT 1",
-                [graph_uuid, uuid],
-            ):
-                out[uuid] = rowmap.from_row(Episode, row)
+            found = self.db.query(
+                "SELECT * FROM episodes t WHERE graph_uuid = ? AND uuid = ?", [graph_uuid, uuid]
+            )
+            if not found:
+                continue
+            reply = self.db.query(
+                "SELECT r.* FROM episodes r INDEXED BY episodes_thread"
+                " WHERE r.thread_uuid = ? AND r.graph_uuid = ? AND r.created_at = ("
+                "SELECT min(n.created_at) FROM episodes n WHERE n.thread_uuid = ?"
+                " AND n.graph_uuid = ? AND n.created_at > ?) ORDER BY r.uuid LIMIT 1",
+                [found[0]["thread_uuid"], graph_uuid] * 2 + [found[0]["created_at"]],
+            )
+            out.append(
+                (
+                    rowmap.from_row(Episode, found[0]),
+                    rowmap.from_row(Episode, reply[0]) if reply else None,
+                )
+            )
         return out
 
     def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:
