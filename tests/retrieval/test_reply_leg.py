@@ -18,6 +18,7 @@ from graphrecall.retrieval import engine
 from graphrecall.retrieval.engine import Reranker, SearchOptions, SearchRun
 from graphrecall.store import Store, open_store
 from tests import pg_server
+from tests.store.conformance.records import episode
 
 GRAPH = "g-reply"
 QUERY = "What are the names of James's dogs?"
@@ -37,16 +38,14 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 def _message(
     n: int, text: str, *, thread: str = "t-1", role: Role = "user", who: str = "Sam"
 ) -> Episode:
-    stamp = f"2026-01-01T00:00:{n:02d}.000000Z"
-    return Episode(
+    return episode(
+        GRAPH,
+        text,
+        t=n,
         uuid=f"ep-{n}",
-        graph_uuid=GRAPH,
-        content=text,
         source="message",
         role=role,
         role_name=who,
-        reference_time=stamp,
-        created_at=stamp,
         thread_uuid=thread,
     )
 

@@ -11,16 +11,7 @@ from collections.abc import Collection, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from graphrecall.domain.models import (
-    ApiKey,
-    Edge,
-    Episode,
-    Node,
-    Page,
-    PageRequest,
-    Record,
-    Task,
-)
+from graphrecall.domain.models import ApiKey, Edge, Episode, Node, Page, PageRequest, Record, Task
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import STANDARD_BM25, Bm25
 from graphrecall.store.adjacency import Adjacency

@@ -18,16 +18,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from graphrecall.domain.models import (
-    ApiKey,
-    Edge,
-    Episode,
-    Node,
-    Page,
-    PageRequest,
-    Record,
-    Task,
-)
+from graphrecall.domain.models import ApiKey, Edge, Episode, Node, Page, PageRequest, Record, Task
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import STANDARD_BM25, Bm25
 from graphrecall.store.adjacency import Adjacency
