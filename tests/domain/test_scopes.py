@@ -34,9 +34,9 @@ def test_a_role_leg_reads_a_role_served_from_memory() -> None:
             assert "role" in scope.filter_text, scope.name
 
 
-def test_a_reply_leg_is_declared_on_episodes_only() -> None:
-    # Store.replies reads episodes: a message's thread and creation time.
-    with_leg = [s for s in scopes.SCOPES.values() if s.reply_leg]
+def test_an_exchange_leg_is_declared_on_episodes_only() -> None:
+    # Store.exchanges reads episodes: a message's thread and creation time.
+    with_leg = [s for s in scopes.SCOPES.values() if s.exchange_leg]
     assert [s.kind for s in with_leg] == [Episode]
 
 

@@ -11,7 +11,7 @@ each half, the paired difference per question with its standard error, and a ver
 change **holds** only if no set and no half is lower at @5 or @10.
 
 What a change can be: leg weights (``bm25``, ``vector``, ``facts``, ``time``, ``role``,
-``replies``),
+``exchange``),
 ``rrf_k`` and the episode BM25 constants (``k1``, ``b``). Column weights change what is
 indexed, so they need a new database, not this command.
 
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 QUESTIONS_FILE = "questions.json"
 KS = (5, 10, 25)
 JUDGED_KS = (5, 10)  # the rule's cut-offs; @25 is reported
-LEGS = ("bm25", "vector", "facts", "time", "role", "replies")
+LEGS = ("bm25", "vector", "facts", "time", "role", "exchange")
 EPSILON = 1e-9  # a difference this small is a tie (float sums of the same recalls)
 
 
@@ -302,7 +302,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="change",
         required=True,
         help="the change: comma-separated key=value of leg weights (bm25, vector, facts, time,"
-        " role, replies), rrf_k, k1, b; e.g. 'vector=1.0,rrf_k=6'",
+        " role, exchange), rrf_k, k1, b; e.g. 'vector=1.0,rrf_k=6'",
     )
     parser.add_argument("--json", help="where to write the results (default bench-out/judge.json)")
 

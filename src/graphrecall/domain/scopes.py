@@ -133,9 +133,9 @@ class SearchScope:
     # The role leg: when some of a search's candidates have this ``role``, the others form
     # one more ranked list (None: no role leg).
     demoted_role: str | None = None
-    # The reply leg: the replies to the first candidates that ask something form one more
-    # ranked list (records with a thread and a creation time: episodes).
-    reply_leg: bool = False
+    # The exchange leg: the other half of the first candidates' exchanges (a question's
+    # reply, an assistant's prompt) form one more ranked list (messages: episodes).
+    exchange_leg: bool = False
 
     @property
     def table(self) -> str:
@@ -214,8 +214,9 @@ SCOPES: dict[str, SearchScope] = {
         bm25=EPISODE_BM25,
         # A user's own messages over the assistant's replies (docs/search.md, "Role leg").
         demoted_role="assistant",
-        # A question's answer is in its reply (docs/search.md, "Reply leg").
-        reply_leg=True,
+        # A question's answer is in its reply, the user's facts in what prompted an
+        # assistant's answer (docs/search.md, "Exchange leg").
+        exchange_leg=True,
     ),
     "observations": SearchScope(
         "observations",

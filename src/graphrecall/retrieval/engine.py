@@ -44,7 +44,7 @@ DEFAULT_LEG_WEIGHTS = {
     "time": 1.0,
     "facts": 0.15,
     "role": 0.5,
-    "replies": 0.3,
+    "exchange": 0.3,
 }
 # The facts leg: the messages that stated the facts nearest the query vector, in the order
 # of their nearest fact. A fact names who and what a message left to its context
@@ -63,16 +63,22 @@ TIME_LEG_SLACK = timedelta(days=3)
 # mostly what the user said, and an assistant's long answer repeats the question's words.
 # Like the time leg it only reorders; a graph without assistant messages (LoCoMo's) ranks
 # exactly as without it.
-# The reply leg (scopes that declare ``reply_leg``: episodes): a question's answer is in
-# its reply, which often shares no word with what is asked ("What are the names of James's
-# dogs?": "This pup is so adorable! What's their name?" ranks first, its reply "Max and
-# Daisy." 22nd). The replies (the next message of the thread) to those of the first
-# REPLY_LEG_TOP of the fused order that ask something (a "?") form one more ranked list,
-# in their questions' order. Neither the question nor the reply may be of the demoted
-# role: an assistant's answer is what the role leg demotes, and the user's next request
-# after an assistant's "Anything else?" answers nothing. So it acts in conversations
-# between people; a user-assistant chat ranks exactly as without it.
-REPLY_LEG_TOP = 5
+# The exchange leg (scopes that declare ``exchange_leg``: episodes): the first
+# EXCHANGE_LEG_TOP of the fused order each give the other half of their exchange, and
+# those messages, in that order, form one more ranked list:
+# - a message that asks something (a "?") gives its reply, the next message of its
+#   thread. A question's answer often shares no word with what is asked ("What are the
+#   names of James's dogs?": "This pup is so adorable! What's their name?" ranks first,
+#   its reply "Max and Daisy." 22nd);
+# - an assistant's message (the demoted role) gives the message before it, the user's
+#   that it answers. The answer repeats the question's words; the user's own facts are in
+#   what prompted it ("Can you recommend a show for me to watch tonight?": the
+#   assistant's list of stand-up specials matches; the user's "As an aspiring stand-up
+#   comedian, ... can you recommend some stand-up comedy specials?" holds the taste).
+# Neither given message may be the assistant's: in a user-assistant chat a user's question
+# gives nothing (its reply is the assistant's), and the user's next request after an
+# assistant's closing "Anything else?" answers nothing.
+EXCHANGE_LEG_TOP = 5
 _LEGS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-leg")
 
 
@@ -286,10 +292,11 @@ def search(
         if 0 < len(others) < len(order):
             legs["role"] = others
             fused = rrf(legs, weights=weights, k=spec.rrf_k)
-    if spec.reply_leg and fused and opts.reranker != "cross_encoder":
-        replies = _reply_leg(store, spec, scope, [u for u, _ in fused[:REPLY_LEG_TOP]], opts)
-        if replies:
-            legs["replies"] = replies
+    if spec.exchange_leg and fused and opts.reranker != "cross_encoder":
+        top = [u for u, _ in fused[:EXCHANGE_LEG_TOP]]
+        others = _exchange_leg(store, spec, scope, top, opts)
+        if others:
+            legs["exchange"] = others
             fused = rrf(legs, weights=weights, k=spec.rrf_k)
     fused = fused[: opts.limit]
     ranked = _rerank(store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores)
@@ -393,26 +400,26 @@ def _role_leg(
     return [u for u in order if u in others]
 
 
-def _reply_leg(
+def _exchange_leg(
     store: Store,
     spec: SearchScope,
     scope: Mapping[str, str],
     top: Sequence[str],
     opts: SearchOptions,
 ) -> list[str]:
-    """The replies to those of ``top`` that ask something, in ``top``'s order; those the
-    search's filters allow. Neither a question nor a reply of the demoted role counts."""
+    """The other half of the exchange of each of ``top``, in ``top``'s order: a question's
+    reply, an assistant's prompt; never a message of the demoted role; those the search's
+    filters allow."""
     demoted = spec.demoted_role
-    order = list(
-        dict.fromkeys(
-            reply.uuid
-            for message, reply in store.with_replies(scope[spec.owner_field], top)
-            if reply is not None
-            and "?" in message.content
-            and message.role != demoted
-            and reply.role != demoted
-        )
-    )
+    order: list[str] = []
+    for message, before, after in store.exchanges(scope[spec.owner_field], top):
+        if demoted is not None and message.role == demoted:
+            other = before
+        else:
+            other = after if "?" in message.content else None
+        if other is not None and (demoted is None or other.role != demoted):
+            order.append(other.uuid)
+    order = list(dict.fromkeys(order))
     if opts.where is not None and order:
         allowed = store.matching(spec.kind, scope, order, opts.where)
         order = [u for u in order if u in allowed]

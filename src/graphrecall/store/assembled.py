@@ -11,12 +11,13 @@ from collections.abc import Collection, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from graphrecall.domain.models import ApiKey, Edge, Episode, Node, Page, PageRequest, Record, Task
+from graphrecall.domain.models import ApiKey, Edge, Node, Page, PageRequest, Record, Task
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import STANDARD_BM25, Bm25
 from graphrecall.store.adjacency import Adjacency
 from graphrecall.store.base import (
     Cursors,
+    Exchange,
     GraphShape,
     LexicalSearch,
     Maintenance,
@@ -148,10 +149,8 @@ class AssembledStore(Store):
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
         return self._graphs.node_degrees(graph_uuid, node_uuids)
 
-    def with_replies(
-        self, graph_uuid: str, episode_uuids: Sequence[str]
-    ) -> list[tuple[Episode, Episode | None]]:
-        return self._graphs.with_replies(graph_uuid, episode_uuids)
+    def exchanges(self, graph_uuid: str, episode_uuids: Sequence[str]) -> list[Exchange]:
+        return self._graphs.exchanges(graph_uuid, episode_uuids)
 
     def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:
         return self._graphs.newest_edges(graph_uuid, limits)

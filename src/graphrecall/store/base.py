@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -105,6 +105,16 @@ class RecordRows(ABC):
     def find_api_key(self, key_hash: str) -> ApiKey | None: ...
 
 
+class Exchange(NamedTuple):
+    """A message with its neighbours in its thread: ``before`` the last message strictly
+    earlier by ``created_at`` (ties: the greatest uuid), ``after`` the first strictly
+    later (ties: the least uuid); None at a thread's ends or for an episode without one."""
+
+    message: Episode
+    before: Episode | None
+    after: Episode | None
+
+
 class GraphShape(ABC):
     """The graph's shape: nodes by name, adjacency, degrees (a backend's graph part)."""
 
@@ -127,13 +137,10 @@ class GraphShape(ABC):
         """Count of live (unexpired) edges touching each node, both directions."""
 
     @abstractmethod
-    def with_replies(
-        self, graph_uuid: str, episode_uuids: Sequence[str]
-    ) -> list[tuple[Episode, Episode | None]]:
-        """The graph's episodes among ``episode_uuids``, in that order, each with its
-        reply: the next message of its thread (the first strictly later by ``created_at``,
-        then by uuid); None for a thread's last message or an episode without a thread.
-        Unknown uuids and other graphs' episodes are left out."""
+    def exchanges(self, graph_uuid: str, episode_uuids: Sequence[str]) -> list[Exchange]:
+        """The graph's episodes among ``episode_uuids``, in that order (each once), with
+        the messages before and after each in its thread. Unknown uuids and other graphs'
+        episodes are left out."""
 
     @abstractmethod
     def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:

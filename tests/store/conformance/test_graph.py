@@ -147,35 +147,43 @@ def test_newest_edges_per_end_live_and_newest_first(store: Store) -> None:
     assert store.newest_edges(g, {c.uuid: 10})[c.uuid] == newest_first
 
 
-def test_with_replies_gives_the_next_message_of_the_thread(store: Store) -> None:
-    """The first message strictly later in the same thread, ties by uuid; None for a
-    thread's last message or an episode without a thread; another graph's or an unknown
-    uuid is left out; the order is the one asked for."""
+def test_exchanges_give_the_messages_around_each_in_its_thread(store: Store) -> None:
+    """Before: the last message strictly earlier in the same thread (ties: the greatest
+    uuid); after: the first strictly later (ties: the least uuid); None at a thread's ends
+    and for an episode without a thread; another graph's or an unknown uuid is left out;
+    the order is the one asked for, each once."""
     g = new_id()
+    first = episode(g, "hello", t=0, thread_uuid="t1")
     ask = episode(g, "what is their name?", t=1, thread_uuid="t1", source="message")
     same_time = episode(g, "a message of the same instant", t=1, thread_uuid="t1")
     tie = sorted(
         (episode(g, f"reply {i}", t=3, thread_uuid="t1") for i in range(2)), key=lambda e: e.uuid
     )
-    later = episode(g, "later", t=5, thread_uuid="t1")
-    elsewhere = episode(g, "another thread, sooner", t=2, thread_uuid="t2")
+    last = episode(g, "later", t=5, thread_uuid="t1")
+    elsewhere = episode(g, "another thread, between", t=2, thread_uuid="t2")
     text = episode(g, "a text episode", t=0)
-    store.insert([ask, same_time, *tie, later, elsewhere, text])
+    store.insert([first, ask, same_time, *tie, last, elsewhere, text])
     other = episode(new_id(), "their name?", t=1, thread_uuid="t1")
     store.insert([other])
-    asked = [later, ask, other, same_time, tie[1], text, elsewhere, ask, new_id()]
-    got = store.with_replies(g, [a if isinstance(a, str) else a.uuid for a in asked])
-    assert [(m.uuid, r.uuid if r else None) for m, r in got] == [
-        (later.uuid, None),
-        (ask.uuid, tie[0].uuid),
-        (same_time.uuid, tie[0].uuid),
-        (tie[1].uuid, later.uuid),
-        (text.uuid, None),
-        (elsewhere.uuid, None),
+    asked = [last, ask, other, same_time, tie[0], tie[1], first, text, elsewhere, ask]
+    got = store.exchanges(g, [a.uuid for a in asked] + [new_id()])
+
+    def uuid(e: Episode | None) -> str | None:
+        return e.uuid if e else None
+
+    assert [(x.message.uuid, uuid(x.before), uuid(x.after)) for x in got] == [
+        (last.uuid, tie[1].uuid, None),
+        (ask.uuid, first.uuid, tie[0].uuid),
+        (same_time.uuid, first.uuid, tie[0].uuid),
+        (tie[0].uuid, max(ask.uuid, same_time.uuid), last.uuid),
+        (tie[1].uuid, max(ask.uuid, same_time.uuid), last.uuid),
+        (first.uuid, None, min(ask.uuid, same_time.uuid)),
+        (text.uuid, None, None),
+        (elsewhere.uuid, None, None),
     ]
-    assert got[1] == (ask, tie[0])
-    assert store.with_replies(g, []) == []
-    assert store.with_replies(other.graph_uuid, [ask.uuid]) == []
+    assert got[1] == (ask, first, tie[0])
+    assert store.exchanges(g, []) == []
+    assert store.exchanges(other.graph_uuid, [ask.uuid]) == []
 
 
 @pytest.mark.parametrize("order", ["asc", "desc"])

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from graphrecall.domain.models import Edge, Episode, Node, Record
 from graphrecall.store.adjacency import Adjacency
-from graphrecall.store.base import GraphShape, Provenance
+from graphrecall.store.base import Exchange, GraphShape, Provenance
 from graphrecall.store.postgres import rows as rowmap
 from graphrecall.store.postgres.connection import Database
 
@@ -56,31 +56,42 @@ class Graphs(GraphShape):
                 degrees[r["uuid"]] = int(r["degree"])
         return degrees
 
-    def with_replies(
-        self, graph_uuid: str, episode_uuids: Sequence[str]
-    ) -> list[tuple[Episode, Episode | None]]:
+    def exchanges(self, graph_uuid: str, episode_uuids: Sequence[str]) -> list[Exchange]:
         if not episode_uuids:
             return []
-        # One statement for every message and its reply: each message looked up by its
-        # key, then a limited read on the thread index. (Given "uuid = ANY(...)" the
-        # planner scanned the graph's entries of the thread index: 2.5 ms in a graph of
-        # 20,000 messages.) Both rows' columns come back side by side, prefixed.
+        # One statement for every message and its neighbours: each message looked up by
+        # its key, then a limited read on the thread index each way. (Given "uuid =
+        # ANY(...)" the planner scanned the graph's entries of the thread index: 2.5 ms in
+        # a graph of 20,000 messages.) The three rows' columns come back side by side,
+        # prefixed (as JSON objects they took three times as long).
         fields = list(Episode.model_fields)
-        columns = ", ".join(f"{t}.{f} AS {t}_{f}" for t in ("q", "r") for f in fields)
+        columns = ", ".join(f"{t}.{f} AS {t}_{f}" for t in ("q", "b", "a") for f in fields)
+        neighbour = (
+            " LEFT JOIN LATERAL (SELECT * FROM episodes t WHERE t.graph_uuid = q.graph_uuid"
+            " AND t.thread_uuid = q.thread_uuid AND t.created_at {op} q.created_at"
+            " ORDER BY t.created_at {order}, t.uuid {order} LIMIT 1) {alias} ON true"
+        )
         rows = self.db.query(
-            f"SELECT {columns} FROM unnest(%s::text[]) WITH ORDINALITY AS a(uuid, n)"
-            " JOIN episodes q ON q.graph_uuid = %s AND q.uuid = a.uuid LEFT JOIN LATERAL"
-            " (SELECT * FROM episodes t WHERE t.graph_uuid = q.graph_uuid"
-            " AND t.thread_uuid = q.thread_uuid AND t.created_at > q.created_at"
-            " ORDER BY t.created_at, t.uuid LIMIT 1) r ON true ORDER BY a.n",
+            f"SELECT {columns} FROM unnest(%s::text[]) WITH ORDINALITY AS w(uuid, n)"
+            " JOIN episodes q ON q.graph_uuid = %s AND q.uuid = w.uuid"
+            + neighbour.format(op="<", order="DESC", alias="b")
+            + neighbour.format(op=">", order="ASC", alias="a")
+            + " ORDER BY w.n",
             [list(dict.fromkeys(episode_uuids)), graph_uuid],
         )
 
-        def side(row: dict[str, object], t: str) -> Episode:
+        def side(row: dict[str, object], t: str) -> Episode | None:
+            if row[f"{t}_uuid"] is None:
+                return None
             return rowmap.from_row(Episode, {f: row[f"{t}_{f}"] for f in fields})
 
         return [
-            (side(row, "q"), side(row, "r") if row["r_uuid"] is not None else None) for row in rows
+            Exchange(
+                rowmap.from_row(Episode, {f: row[f"q_{f}"] for f in fields}),
+                side(row, "b"),
+                side(row, "a"),
+            )
+            for row in rows
         ]
 
     def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from graphrecall.domain.models import Edge, Episode, Node, Record
 from graphrecall.store.adjacency import Adjacency
-from graphrecall.store.base import GraphShape
+from graphrecall.store.base import Exchange, GraphShape
 from graphrecall.store.sqlite import rows as rowmap
 from graphrecall.store.sqlite.connection import Database
 
@@ -93,34 +93,38 @@ class Graphs(GraphShape):
                 degrees[node_uuid] = int(degree)
         return degrees
 
-    def with_replies(
-        self, graph_uuid: str, episode_uuids: Sequence[str]
-    ) -> list[tuple[Episode, Episode | None]]:
-        # In process, so no round trips to save: two reads per message. The reply's time
-        # is one seek on the thread index (an ORDER BY over the later messages sorted the
-        # rest of the thread: 5 ms a message in a thread of 20,000), then only the
+    def exchanges(self, graph_uuid: str, episode_uuids: Sequence[str]) -> list[Exchange]:
+        # In process, so no round trips to save: three reads per message. Each neighbour's
+        # time is one seek on the thread index (an ORDER BY over the later messages sorted
+        # the rest of the thread: 5 ms a message in a thread of 20,000), then only the
         # messages of that instant are read and the first by uuid taken.
-        out: list[tuple[Episode, Episode | None]] = []
+        out: list[Exchange] = []
         for uuid in dict.fromkeys(episode_uuids):
             found = self.db.query(
                 "SELECT * FROM episodes t WHERE graph_uuid = ? AND uuid = ?", [graph_uuid, uuid]
             )
-            if not found:
-                continue
-            reply = self.db.query(
-                "SELECT r.* FROM episodes r INDEXED BY episodes_thread"
-                " WHERE r.thread_uuid = ? AND r.graph_uuid = ? AND r.created_at = ("
-                "SELECT min(n.created_at) FROM episodes n WHERE n.thread_uuid = ?"
-                " AND n.graph_uuid = ? AND n.created_at > ?) ORDER BY r.uuid LIMIT 1",
-                [found[0]["thread_uuid"], graph_uuid] * 2 + [found[0]["created_at"]],
-            )
-            out.append(
-                (
-                    rowmap.from_row(Episode, found[0]),
-                    rowmap.from_row(Episode, reply[0]) if reply else None,
+            if found:
+                message = rowmap.from_row(Episode, found[0])
+                out.append(
+                    Exchange(
+                        message,
+                        self._neighbour(message, "max", "<", "DESC"),
+                        self._neighbour(message, "min", ">", ""),
+                    )
                 )
-            )
         return out
+
+    def _neighbour(self, message: Episode, pick: str, op: str, order: str) -> Episode | None:
+        if message.thread_uuid is None:
+            return None
+        found = self.db.query(
+            "SELECT r.* FROM episodes r INDEXED BY episodes_thread"
+            " WHERE r.thread_uuid = ? AND r.graph_uuid = ? AND r.created_at = ("
+            f"SELECT {pick}(n.created_at) FROM episodes n WHERE n.thread_uuid = ?"
+            f" AND n.graph_uuid = ? AND n.created_at {op} ?) ORDER BY r.uuid {order} LIMIT 1",
+            [message.thread_uuid, message.graph_uuid] * 2 + [message.created_at],
+        )
+        return rowmap.from_row(Episode, found[0]) if found else None
 
     def newest_edges(self, graph_uuid: str, limits: Mapping[str, int]) -> dict[str, list[Edge]]:
         # In process, so no round trips to save: one indexed, limited read per node and end.

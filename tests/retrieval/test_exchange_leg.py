@@ -1,7 +1,8 @@
-"""The reply leg of episode search: the replies (the next message of the thread) to those
-of the first fused candidates that ask something form one more ranked list, in their
-questions' order; neither the question nor the reply may be the assistant's. Run on every
-store backend: the leg reads the records through the store's generic ``find``."""
+"""The exchange leg of episode search: the first fused candidates each give the other half
+of their exchange (a question its reply, the next message of the thread; an assistant's
+message the message before it, the user's prompt), and those form one more ranked list
+in their order; neither given message may be the assistant's. Run on every store
+backend: the leg reads messages and their neighbours through ``Store.exchanges``."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from graphrecall.store import Store, open_store
 from tests import pg_server
 from tests.store.conformance.records import episode
 
-GRAPH = "g-reply"
+GRAPH = "g-exchange"
 QUERY = "What are the names of James's dogs?"
 
 
@@ -62,15 +63,16 @@ CHAT = [
 
 def _run(
     store: Store,
-    replies: float | None = None,
+    exchange: float | None = None,
     reranker: Reranker = "rrf",
     where: p.Predicate | None = None,
+    query: str = QUERY,
 ) -> SearchRun:
     weights = None
-    if replies is not None:
-        weights = {**engine.DEFAULT_LEG_WEIGHTS, "replies": replies}
+    if exchange is not None:
+        weights = {**engine.DEFAULT_LEG_WEIGHTS, "exchange": exchange}
     opts = SearchOptions(
-        query=QUERY, legs=("bm25",), weights=weights, reranker=reranker, where=where
+        query=query, legs=("bm25",), weights=weights, reranker=reranker, where=where
     )
     return engine.search(store, None, None, scopes.SCOPES["episodes"], GRAPH, opts)
 
@@ -81,9 +83,9 @@ def _order(run: SearchRun) -> list[str]:
 
 def test_the_answer_to_a_matching_question_is_found(store: Store) -> None:
     store.insert(CHAT)
-    assert _order(_run(store, replies=0.0)) == ["ep-2", "ep-1"]  # BM25 alone
+    assert _order(_run(store, exchange=0.0)) == ["ep-2", "ep-1"]  # BM25 alone
     run = _run(store)
-    assert "replies" in run.legs_used
+    assert "exchange" in run.legs_used
     assert _order(run) == ["ep-2", "ep-1", "ep-3"]
     # Only the reply to a question: ep-1 asks nothing, so ep-2 (its next message) is not
     # added twice, and ep-4 (ep-3's reply) not at all.
@@ -116,7 +118,40 @@ def test_a_reply_is_the_next_message_of_the_same_thread(store: Store) -> None:
     )
     run = _run(store)
     assert _order(run) == ["ep-1"]
-    assert "replies" not in run.legs_used
+    assert "exchange" not in run.legs_used
+
+
+PROMPTED = "What was my personal best in the charity race?"
+
+
+def test_the_users_prompt_of_a_matching_assistant_answer_is_found(store: Store) -> None:
+    # The assistant's answer repeats the question's words; the user's fact (the time) is
+    # in the message it answers, which shares none.
+    store.insert(
+        [
+            _message(1, "Finished today in 27:12, my fastest ever!"),
+            _message(
+                2, "Congratulations on a personal best in the charity race!", role="assistant"
+            ),
+            _message(3, "Thanks."),
+        ]
+    )
+    assert _order(_run(store, exchange=0.0, query=PROMPTED)) == ["ep-2"]
+    run = _run(store, query=PROMPTED)
+    assert "exchange" in run.legs_used
+    assert _order(run) == ["ep-2", "ep-1"]
+
+
+def test_an_assistant_message_before_an_assistant_message_is_not_given(store: Store) -> None:
+    store.insert(
+        [
+            _message(1, "Here are some tips.", role="assistant"),
+            _message(2, "Your personal best in the charity race!", role="assistant"),
+        ]
+    )
+    run = _run(store, query=PROMPTED)
+    assert "exchange" not in run.legs_used
+    assert _order(run) == ["ep-2"]
 
 
 def test_neither_side_may_be_the_assistants(store: Store) -> None:
@@ -128,8 +163,10 @@ def test_neither_side_may_be_the_assistants(store: Store) -> None:
             _message(4, "Yes, about cats.", thread="t-2"),
         ]
     )
+    # ep-1's reply is the assistant's; ep-3 (the assistant's) opens its thread; ep-4, the
+    # user's answer to the assistant's question, is not given.
     run = _run(store)
-    assert "replies" not in run.legs_used
+    assert "exchange" not in run.legs_used
     assert set(_order(run)) == {"ep-1", "ep-3"}
 
 
@@ -148,11 +185,11 @@ def test_without_questions_ranks_and_scores_as_without_the_leg(store: Store) -> 
         ]
     )
     run = _run(store)
-    without = _run(store, replies=0.0)
+    without = _run(store, exchange=0.0)
     assert [(h.uuid, h.score) for h in run.hits] == [(h.uuid, h.score) for h in without.hits]
-    assert "replies" not in run.legs_used
+    assert "exchange" not in run.legs_used
 
 
 def test_cross_encoder_scores_relevance_alone(store: Store) -> None:
     store.insert(CHAT)
-    assert "replies" not in _run(store, reranker="cross_encoder").legs_used
+    assert "exchange" not in _run(store, reranker="cross_encoder").legs_used
