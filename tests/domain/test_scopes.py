@@ -40,6 +40,13 @@ def test_an_exchange_leg_is_declared_on_episodes_only() -> None:
     assert [s.kind for s in with_leg] == [Episode]
 
 
+def test_an_answer_leg_reads_a_declared_text_column_of_episodes_only() -> None:
+    with_leg = [s for s in scopes.SCOPES.values() if s.answer_field is not None]
+    assert [s.kind for s in with_leg] == [Episode]
+    spec = with_leg[0]
+    assert spec.answer_field in {f.name for f in spec.text_fields}
+
+
 def test_tables_and_owners_come_from_the_declaration() -> None:
     assert set(scopes.TEXT_TABLES) == {s.table for s in scopes.SCOPES.values()}
     assert scopes.owner_field(scopes.SCOPES["memories"].kind) == "space_uuid"

@@ -6,10 +6,6 @@ backend: the leg reads messages and their neighbours through ``Store.exchanges``
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from graphrecall.domain import predicates as p
@@ -17,23 +13,16 @@ from graphrecall.domain import scopes
 from graphrecall.domain.models import Episode, Role
 from graphrecall.retrieval import engine
 from graphrecall.retrieval.engine import Reranker, SearchOptions, SearchRun
-from graphrecall.store import Store, open_store
-from tests import pg_server
+from graphrecall.store import Store
 from tests.store.conformance.records import episode
 
 GRAPH = "g-exchange"
 QUERY = "What are the names of James's dogs?"
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "postgresql":
-        url = pg_server.with_schema(pg_server.server_url(), f"t{uuid.uuid4().hex}")
-    else:
-        url = str(tmp_path / "db.sqlite")
-    opened = open_store(url)
-    yield opened
-    opened.close()
+@pytest.fixture
+def store(backend_store: Store) -> Store:
+    return backend_store
 
 
 def _message(

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 QUESTIONS_FILE = "questions.json"
 KS = (5, 10, 25)
 JUDGED_KS = (5, 10)  # the rule's cut-offs; @25 is reported
-LEGS = ("bm25", "vector", "facts", "time", "role", "exchange")
+LEGS = ("bm25", "vector", "facts", "time", "role", "exchange", "answer")
 EPSILON = 1e-9  # a difference this small is a tie (float sums of the same recalls)
 
 

@@ -136,6 +136,10 @@ class SearchScope:
     # The exchange leg: the other half of the first candidates' exchanges (a question's
     # reply, an assistant's prompt) form one more ranked list (messages: episodes).
     exchange_leg: bool = False
+    # The answer leg: the column whose text may hold the kind of answer a question asks for
+    # (a time, a sum, a length of time, a place); those first candidates whose text does
+    # form one more ranked list (retrieval/answer_kind.py). None: no answer leg.
+    answer_field: str | None = None
 
     @property
     def table(self) -> str:
@@ -217,6 +221,9 @@ SCOPES: dict[str, SearchScope] = {
         # A question's answer is in its reply, the user's facts in what prompted an
         # assistant's answer (docs/search.md, "Exchange leg").
         exchange_leg=True,
+        # "When did Dave find the car?": "I found it last week" (docs/search.md, "Answer
+        # leg").
+        answer_field="content",
     ),
     "observations": SearchScope(
         "observations",

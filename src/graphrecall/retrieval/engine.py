@@ -23,7 +23,7 @@ from graphrecall.domain.scopes import SearchScope
 from graphrecall.ingest.embedding import text_of
 from graphrecall.ml.cross_encoder import CrossEncoder
 from graphrecall.ml.embedder import Embedder, EmbedderUnavailable
-from graphrecall.retrieval import graph, quality, rerankers
+from graphrecall.retrieval import answer_kind, graph, quality, rerankers
 from graphrecall.retrieval.fusion import rrf
 from graphrecall.retrieval.text import query_terms
 from graphrecall.store import read_point
@@ -45,6 +45,7 @@ DEFAULT_LEG_WEIGHTS = {
     "facts": 0.15,
     "role": 0.5,
     "exchange": 0.3,
+    "answer": 0.7,
 }
 # The facts leg: the messages that stated the facts nearest the query vector, in the order
 # of their nearest fact. A fact names who and what a message left to its context
@@ -79,6 +80,14 @@ TIME_LEG_SLACK = timedelta(days=3)
 # gives nothing (its reply is the assistant's), and the user's next request after an
 # assistant's closing "Anything else?" answers nothing.
 EXCHANGE_LEG_TOP = 5
+# The answer leg (scopes that declare ``answer_field``: episodes): when the query asks for
+# a time, a sum of money, a length of time or a place ("When did...", "How much did I
+# spend...", "Where..."), those of the first ANSWER_LEG_TOP of the fused order whose text
+# mentions one form one more ranked list, in their fused order. The answer to "When did
+# Dave find the car?" is "I found it last week", which shares one word with the
+# question. Like the time leg it only reorders, and a question of another form ranks as
+# without it.
+ANSWER_LEG_TOP = 30
 _LEGS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-leg")
 
 
@@ -292,7 +301,24 @@ def search(
         if 0 < len(others) < len(order):
             legs["role"] = others
             fused = rrf(legs, weights=weights, k=spec.rrf_k)
-    if spec.exchange_leg and fused and opts.reranker != "cross_encoder":
+    asked = answer_kind.kind_of(opts.query) if spec.answer_field is not None else None
+    if (
+        asked is not None
+        and fused
+        and opts.reranker != "cross_encoder"
+        and weights.get("answer", 1.0) > 0
+    ):
+        top = [u for u, _ in fused[:ANSWER_LEG_TOP]]
+        holding = _answer_leg(store, spec, scope, top, asked)
+        if holding:
+            legs["answer"] = holding
+            fused = rrf(legs, weights=weights, k=spec.rrf_k)
+    if (
+        spec.exchange_leg
+        and fused
+        and opts.reranker != "cross_encoder"
+        and weights.get("exchange", 1.0) > 0
+    ):
         top = [u for u, _ in fused[:EXCHANGE_LEG_TOP]]
         others = _exchange_leg(store, spec, scope, top, opts)
         if others:
@@ -424,6 +450,24 @@ def _exchange_leg(
         allowed = store.matching(spec.kind, scope, order, opts.where)
         order = [u for u in order if u in allowed]
     return order
+
+
+def _answer_leg(
+    store: Store,
+    spec: SearchScope,
+    scope: Mapping[str, str],
+    top: Sequence[str],
+    asked: answer_kind.AnswerKind,
+) -> list[str]:
+    """Those of ``top`` whose ``spec.answer_field`` mentions an answer of the ``asked``
+    kind, in ``top``'s order."""
+    field_name = spec.answer_field
+    assert field_name is not None
+    found = store.find(spec.kind, {**scope, "uuid": list(top)})
+    holding = {
+        r.uuid for r in found if answer_kind.holds(asked, getattr(r, field_name, None) or "")
+    }
+    return [u for u in top if u in holding]
 
 
 def _rerank(
