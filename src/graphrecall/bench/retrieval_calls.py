@@ -163,7 +163,10 @@ def engine_rankings(
 
             def rank(graph_uuid: str, query: str, b: Baseline = b) -> list[str]:
                 base = options(SearchParams(query=query), "episodes")
-                opts = dataclasses.replace(base, legs=b.legs, reranker=b.reranker)
+                # The legs that reorder the fused list (role, exchange, answer, facts)
+                # would run too: only the baseline's own legs count.
+                weights = {leg: float(leg in b.legs) for leg in engine.DEFAULT_LEG_WEIGHTS}
+                opts = dataclasses.replace(base, legs=b.legs, reranker=b.reranker, weights=weights)
                 found = engine.search(store, embedder, None, spec, graph_uuid, opts)
                 return [h.uuid for h in found.hits[:page]]
 
