@@ -19,6 +19,9 @@ from graphrecall.retrieval.answer_kind import AnswerKind, holds, kind_of
         ("How many days ago did I attend the service?", "time"),
         ("How many days passed between the two trips?", "time"),
         ("So when did Caroline go to the support group?", "time"),
+        # Which came first, in what order: a question of when things happened.
+        ("Which trip did I take first, the one to Europe or to Thailand?", "time"),
+        ("What is the order of the three events, from earliest to latest?", "time"),
         ("How much money did I raise for charity in total?", "money"),
         ("How much have I spent on bike-related expenses?", "money"),
         ("How long was I in Japan for?", "duration"),

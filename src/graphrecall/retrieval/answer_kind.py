@@ -38,7 +38,8 @@ _QUESTIONS: tuple[tuple[AnswerKind, re.Pattern[str]], ...] = (
         re.compile(
             r"^\s*(when\b|what (date|day|year|month|time)\b|how long ago\b"
             r"|which (year|month|day)\b)|\bwhen did\b"
-            r"|\bhow many (days|weeks|months|years) (ago|passed|had passed|between|since)\b",
+            r"|\bhow many (days|weeks|months|years) (ago|passed|had passed|between|since)\b"
+            r"|\bwhich\b.*\bfirst\b|\b(the order of|in what order|earliest|latest)\b",
             re.I,
         ),
     ),
