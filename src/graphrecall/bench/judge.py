@@ -11,7 +11,7 @@ each half, the paired difference per question with its standard error, and a ver
 change **holds** only if no set and no half is lower at @5 or @10.
 
 What a change can be: leg weights (``bm25``, ``vector``, ``facts``, ``time``, ``role``,
-``exchange``),
+``exchange``, ``answer``),
 ``rrf_k`` and the episode BM25 constants (``k1``, ``b``). Column weights change what is
 indexed, so they need a new database, not this command.
 
