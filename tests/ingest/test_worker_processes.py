@@ -404,7 +404,11 @@ def test_two_api_processes_and_two_workers_pass_the_held_out_scenario(
     assert shared.episodes() == (2 * per_user + 3, 2 * per_user + 3)
     claimed = [claims(log.read_text()) for log in logs]
     assert all(n == 1 for c in claimed for n in c.values()), "a worker claimed a task twice"
-    assert set(claimed[0]) & set(claimed[1]) == held  # only the killed run, once more
+    # Only the killed run is claimed again, by the survivor. (The killed worker's own
+    # "claimed" line may not be in its log: the kill comes as soon as the claim commits,
+    # before the line is written.)
+    assert held <= set(claimed[1])
+    assert set(claimed[0]) & set(claimed[1]) <= held
     assert set(claimed[0]) | set(claimed[1]) == every  # none lost
     print(
         f"\n{len(every)} tasks, {len(held)} taken over after the kill; found through B"
