@@ -8,11 +8,10 @@ from __future__ import annotations
 import pytest
 
 from graphrecall.domain import predicates as p
-from graphrecall.domain import scopes
 from graphrecall.domain.models import Episode
-from graphrecall.retrieval import engine
-from graphrecall.retrieval.engine import Reranker, SearchOptions, SearchRun
+from graphrecall.retrieval.engine import Reranker, SearchRun
 from graphrecall.store import Store
+from tests.retrieval import episode_search
 from tests.store.conformance.records import episode
 
 GRAPH = "g-answer"
@@ -41,17 +40,13 @@ def _run(
     reranker: Reranker = "rrf",
     where: p.Predicate | None = None,
 ) -> SearchRun:
-    weights = None
-    if answer is not None:
-        weights = {**engine.DEFAULT_LEG_WEIGHTS, "answer": answer}
-    opts = SearchOptions(
-        query=query, legs=("bm25",), weights=weights, reranker=reranker, where=where
+    weights = None if answer is None else {"answer": answer}
+    return episode_search.search(
+        store, GRAPH, query, weights=weights, reranker=reranker, where=where
     )
-    return engine.search(store, None, None, scopes.SCOPES["episodes"], GRAPH, opts)
 
 
-def _order(run: SearchRun) -> list[str]:
-    return [h.uuid for h in run.hits]
+_order = episode_search.order
 
 
 @pytest.fixture

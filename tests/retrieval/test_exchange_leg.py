@@ -9,11 +9,10 @@ from __future__ import annotations
 import pytest
 
 from graphrecall.domain import predicates as p
-from graphrecall.domain import scopes
 from graphrecall.domain.models import Episode, Role
-from graphrecall.retrieval import engine
-from graphrecall.retrieval.engine import Reranker, SearchOptions, SearchRun
+from graphrecall.retrieval.engine import Reranker, SearchRun
 from graphrecall.store import Store
+from tests.retrieval import episode_search
 from tests.store.conformance.records import episode
 
 GRAPH = "g-exchange"
@@ -57,17 +56,13 @@ def _run(
     where: p.Predicate | None = None,
     query: str = QUERY,
 ) -> SearchRun:
-    weights = None
-    if exchange is not None:
-        weights = {**engine.DEFAULT_LEG_WEIGHTS, "exchange": exchange}
-    opts = SearchOptions(
-        query=query, legs=("bm25",), weights=weights, reranker=reranker, where=where
+    weights = None if exchange is None else {"exchange": exchange}
+    return episode_search.search(
+        store, GRAPH, query, weights=weights, reranker=reranker, where=where
     )
-    return engine.search(store, None, None, scopes.SCOPES["episodes"], GRAPH, opts)
 
 
-def _order(run: SearchRun) -> list[str]:
-    return [h.uuid for h in run.hits]
+_order = episode_search.order
 
 
 def test_the_answer_to_a_matching_question_is_found(store: Store) -> None:

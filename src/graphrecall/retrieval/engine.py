@@ -285,45 +285,18 @@ def search(
         )
     weights = opts.weights or spec.leg_weights or DEFAULT_LEG_WEIGHTS
     fused = rrf(legs, weights=weights, k=spec.rrf_k)
-    # The cross_encoder reranker orders by relevance alone and ignores the fused order,
-    # so it gets no time leg (that saves the look-up on its path).
-    if (
-        opts.time_window is not None
-        and spec.time_fields
-        and fused
-        and opts.reranker != "cross_encoder"
-    ):
-        legs["time"] = _time_leg(store, spec, scope, [u for u, _ in fused], opts.time_window)
-        fused = rrf(legs, weights=weights, k=spec.rrf_k)
-    if spec.demoted_role is not None and fused and opts.reranker != "cross_encoder":
-        order = [u for u, _ in fused]
-        others = _role_leg(store, spec, scope, order, spec.demoted_role)
-        if 0 < len(others) < len(order):
-            legs["role"] = others
-            fused = rrf(legs, weights=weights, k=spec.rrf_k)
-    asked = answer_kind.kind_of(opts.query) if spec.answer_field is not None else None
-    if (
-        asked is not None
-        and fused
-        and opts.reranker != "cross_encoder"
-        and weights.get("answer", 1.0) > 0
-    ):
-        top = [u for u, _ in fused[:ANSWER_LEG_TOP]]
-        holding = _answer_leg(store, spec, scope, top, asked)
-        if holding:
-            legs["answer"] = holding
-            fused = rrf(legs, weights=weights, k=spec.rrf_k)
-    if (
-        spec.exchange_leg
-        and fused
-        and opts.reranker != "cross_encoder"
-        and weights.get("exchange", 1.0) > 0
-    ):
-        top = [u for u, _ in fused[:EXCHANGE_LEG_TOP]]
-        others = _exchange_leg(store, spec, scope, top, opts)
-        if others:
-            legs["exchange"] = others
-            fused = rrf(legs, weights=weights, k=spec.rrf_k)
+    # The legs that reorder the fused list run one after the other, each on the order the
+    # ones before it left. The cross_encoder reranker orders by relevance alone and ignores
+    # the fused order, so it gets none of them (that saves their look-ups on its path); a
+    # leg weighted 0 is not computed.
+    if opts.reranker != "cross_encoder":
+        for name, leg in _reordering_legs(store, spec, scope, opts):
+            if not fused or weights.get(name, 1.0) <= 0:
+                continue
+            reordered = leg([u for u, _ in fused])
+            if reordered:
+                legs[name] = reordered
+                fused = rrf(legs, weights=weights, k=spec.rrf_k)
     fused = fused[: opts.limit]
     ranked = _rerank(store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores)
     return SearchRun(hits=ranked, legs_used=list(legs), leg_scores=leg_scores)
@@ -398,6 +371,31 @@ def _facts_leg(
     return order[: opts.candidates]
 
 
+def _reordering_legs(
+    store: Store, spec: SearchScope, scope: Mapping[str, str], opts: SearchOptions
+) -> list[tuple[str, Callable[[list[str]], list[str]]]]:
+    """The legs that reorder the fused list (a name, and the ranked list it makes of the
+    fused order), in the order they run: time, role, answer, exchange, those the scope
+    declares and the query calls for."""
+    out: list[tuple[str, Callable[[list[str]], list[str]]]] = []
+    window = opts.time_window
+    if window is not None and spec.time_fields:
+        out.append(("time", lambda order: _time_leg(store, spec, scope, order, window)))
+    role = spec.demoted_role
+    if role is not None:
+        out.append(("role", lambda order: _role_leg(store, spec, scope, order, role)))
+    asked = answer_kind.kind_of(opts.query) if spec.answer_field is not None else None
+    if asked is not None:
+        top = ANSWER_LEG_TOP
+        out.append(("answer", lambda order: _answer_leg(store, spec, scope, order[:top], asked)))
+    if spec.exchange_leg:
+        top_x = EXCHANGE_LEG_TOP
+        out.append(
+            ("exchange", lambda order: _exchange_leg(store, spec, scope, order[:top_x], opts))
+        )
+    return out
+
+
 def _time_leg(
     store: Store,
     spec: SearchScope,
@@ -421,9 +419,11 @@ def _time_leg(
 def _role_leg(
     store: Store, spec: SearchScope, scope: Mapping[str, str], order: Sequence[str], role: str
 ) -> list[str]:
-    """Those of ``order`` whose ``role`` is not ``role`` (none included), in that order."""
+    """Those of ``order`` whose ``role`` is not ``role`` (none included), in that order;
+    none when no candidate has that role (then the list would only repeat the order)."""
     others = store.matching(spec.kind, scope, order, p.Column("role", "ne", role))
-    return [u for u in order if u in others]
+    ranked = [u for u in order if u in others]
+    return ranked if len(ranked) < len(order) else []
 
 
 def _exchange_leg(
