@@ -3,14 +3,16 @@
 "When did Dave find the car?" is answered by "I found it last week, and it was in bad
 shape", which shares one word with the question; "How much have I spent on my bike?" by
 "the new lights were $40". Episode search's answer leg (retrieval/engine.py) ranks the
-candidates that hold an answer of the asked kind: a time, a sum of money, a length of time
-or a place. It reads the question's form only (its first words, "how much ... spent"), and a
-text's surface (a month, "yesterday", "$40", "two weeks", "in Boston"): no model, and
-nothing a question of another form could trigger.
+candidates that hold an answer of the asked kind: a time, a sum of money, a length of time,
+a measured quantity (a weight, a distance, a count of people) or a place. It reads the
+question's form only (its first words, "how much ... spent"), and a text's surface (a
+month, "yesterday", "$40", "two weeks", "20 pounds", "in Boston"): no model, and nothing a
+question of another form could trigger.
 
 Kinds measured and left out (docs/benchmarks.md, "The answer leg"): "who" (a relative or a
-name: LoCoMo -2.1 at @5), "how many" (what is counted is rarely written as a number) and
-tastes ("favourite", "enjoy": -1.3 at @5).
+name: LoCoMo -2.1 at @5), "how many" of things (what is counted is rarely written as a
+number; a count of people or of a unit is a quantity) and tastes ("favourite", "enjoy":
+-1.3 at @5).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-AnswerKind = Literal["time", "money", "duration", "place"]
+AnswerKind = Literal["time", "money", "duration", "quantity", "place"]
 
 # Answers are matched in lower case (case-insensitive patterns are twice as slow on long
 # texts), except what case tells apart: "May" and "March" are months, "may" and "march"
@@ -28,6 +30,14 @@ _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _UNITS = "minutes?|hours?|days?|weeks?|weekends?|months?|years?|nights?|mornings?|evenings?"
 _AMOUNTS = (
     "\\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple|several"
+)
+
+# Measured amounts: weights, distances, volumes, energy, and counts of people.
+_MEASURES = (
+    "pounds?|lbs?|kg|kilos?|kilograms?|grams?|ounces?|oz|miles?|km|kilomet(?:er|re)s?"
+    "|met(?:er|re)s?|feet|foot|ft|inch(?:es)?|yards?|laps?|steps|calories|kcal"
+    "|lit(?:er|re)s?|gallons?|people|followers|subscribers|views|guests|attendees"
+    "|participants|members|pages"
 )
 
 # First match wins: "how long ago" asks for a time, not a duration; "how many days ago"
@@ -53,6 +63,15 @@ _QUESTIONS: tuple[tuple[AnswerKind, re.Pattern[str]], ...] = (
     ),
     ("duration", re.compile(r"\bhow (long|many (minutes|hours|days|weeks|months|years))\b", re.I)),
     (
+        "quantity",
+        re.compile(
+            rf"\bhow (far|heavy|tall|many ({_MEASURES}))\b"
+            r"|\b(total|combined|overall) (weight|distance|mileage|number of)\b"
+            r"|\bwhat (is|was) the (weight|distance|height|length|number of)\b",
+            re.I,
+        ),
+    ),
+    (
         "place",
         re.compile(
             r"^\s*(where\b|which (city|country|state|town|place|places|cities|countries)\b)"
@@ -70,6 +89,7 @@ _LOWER_ANSWERS: dict[AnswerKind, re.Pattern[str]] = {
     ),
     "money": re.compile(r"[$€£]\s?\d|\b\d[\d,.]*\s?(?:dollars|bucks|euros|pounds|k)\b"),
     "duration": re.compile(rf"\b(?:{_AMOUNTS})[\s-]+(?:{_UNITS})\b"),
+    "quantity": re.compile(rf"\b(?:\d[\d,.]*[\s-]?|(?:{_AMOUNTS})[\s-]+)(?:{_MEASURES})\b"),
 }
 _CASED_ANSWERS: dict[AnswerKind, re.Pattern[str]] = {
     "time": re.compile(r"\b(?:May|March)\b"),
