@@ -204,6 +204,9 @@ def test_bench_longmemeval_end_to_end(tmp_path: Path) -> None:
                 for what in ("recall_any", "recall_all", "ndcg"):
                     assert _fraction(m[f"{level}_{what}@{k}"]), (name, level, what, k)
             assert m[f"{level}_recall_all@5"] <= m[f"{level}_recall_any@5"]
+        # The share of evidence turns lies between "all of them" and "any of them".
+        for k in (5, 10, 30, 50):
+            assert m[f"turn_recall_all@{k}"] <= m[f"turn_recall@{k}"] <= m[f"turn_recall_any@{k}"]
     shipped = result["rankings"]["search_episodes"]
     # Eight turns per haystack, a page of 50: every turn and session is in the page.
     assert shipped["turn_recall_all@50"] == 1.0 and shipped["session_recall_all@50"] == 1.0
@@ -214,6 +217,7 @@ def test_bench_longmemeval_end_to_end(tmp_path: Path) -> None:
     assert shipped["by_type"]["single-session-user"]["questions"] == 2
 
     for name, lift in result["lift_over_plain"].items():
+        assert {"turn_recall@5", "turn_recall@10"} <= set(lift)
         plain = result["rankings"][name]
         for k, v in lift.items():
             assert v == pytest.approx(shipped[k] - plain[k], abs=1e-3)

@@ -40,6 +40,11 @@ def table(result: dict[str, Any]) -> str:
             body.append(row)
         lines += ["", text_table(header, body)]
 
+    header = ["evidence recall (%)", *(f"@{k}" for k in ks)]
+    body = [[name, *(pct(m.get(f"turn_recall@{k}")) for k in ks)] for name, m in rankings.items()]
+    lines += ["", "share of each question's evidence turns in the top k (LoCoMo's recall)"]
+    lines.append(text_table(header, body))
+
     shipped = rankings["search_episodes"]
     types = list(shipped["by_type"])
     header = ["search_episodes by type (%)", *types]
