@@ -369,7 +369,9 @@ class TermIndexes:
         with self._lock:
             return {
                 "ready": len(self._current),
-                "building": len(self._building),
+                # Tables built or caught up apart (FTS5 answers them meanwhile), as the
+                # PostgreSQL copies count them.
+                "building": len(self._building | self._catching),
                 "caught_up": self.caught_up,
             }
 
