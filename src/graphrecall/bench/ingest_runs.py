@@ -159,6 +159,19 @@ def wait_for_tasks(
 _COUNTING = threading.Lock()
 
 
+def search_trigger(client: Zep, graph_uuid: str) -> Callable[[], None]:
+    """An episode, a fact and a node search on ``graph_uuid``: after an ingestion, what
+    makes the server bring its index copies up to date (``ServerProcess.wait_for_copies``)
+    before a benchmark times its searches."""
+
+    def search() -> None:
+        client.graph.search_episodes(graph_uuid, query="warm up", page_size=1)
+        client.graph.search_edges(graph_uuid, query="warm up", page_size=1)
+        client.graph.search_nodes(graph_uuid, query="warm up", page_size=1)
+
+    return search
+
+
 class TimedEmbedder:
     """Counts and times what the pipeline embeds."""
 

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphrecall.bench.build import is_postgres, reset_schema, with_schema
-from graphrecall.bench.ingest_runs import API_KEY, IngestedSample, ingest_sdk
+from graphrecall.bench.ingest_runs import API_KEY, IngestedSample, ingest_sdk, search_trigger
 from graphrecall.bench.judge import JudgedQuestion, write_questions
 from graphrecall.bench.locomo_data import Question, category_name, load
 from graphrecall.bench.locomo_report import draw_chart, table
@@ -199,11 +199,18 @@ def run(args: argparse.Namespace) -> int:
             client = Zep(api_key=API_KEY, base_url=server.base_url, max_retries=0, timeout=300)
             print("ingesting through the SDK (messages in batches of 30)", flush=True)
             ingested = ingest_sdk(client, samples, log=_log)
-            result["ingestion"] = {**ingested.summary(), "layer": "sdk (HTTP, loopback)"}
+            result["ingestion"] = {
+                **ingested.summary(),
+                "layer": "sdk (HTTP, loopback)",
+                "copies_built_s": server.wait_for_copies(
+                    search_trigger(client, ingested.samples[0].graph_uuid)
+                ),
+            }
             print(
                 f"ingested {ingested.messages} messages in {ingested.seconds:.1f} s"
                 f" = {ingested.messages_per_s:.1f} messages/s"
-                f" ({len(ingested.failed_tasks)} failed tasks)",
+                f" ({len(ingested.failed_tasks)} failed tasks); index copies built"
+                f" {result['ingestion']['copies_built_s']} s later",
                 flush=True,
             )
             items = _items(ingested.samples, args.max_questions, result)

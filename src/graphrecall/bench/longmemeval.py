@@ -31,7 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphrecall.bench.ingest_runs import API_KEY, IngestedSample, ingest_sdk
+from graphrecall.bench.ingest_runs import API_KEY, IngestedSample, ingest_sdk, search_trigger
 from graphrecall.bench.judge import JudgedQuestion, write_questions
 from graphrecall.bench.longmemeval_data import LmeItem, load, session_of, turn_of
 from graphrecall.bench.longmemeval_report import draw_chart, table
@@ -169,11 +169,15 @@ def run(args: argparse.Namespace) -> int:
                 **ingested.summary(),
                 "layer": "sdk (HTTP, loopback)",
                 "seconds_per_question": round(ingested.seconds / len(items), 1),
+                "copies_built_s": server.wait_for_copies(
+                    search_trigger(client, ingested.samples[0].graph_uuid)
+                ),
             }
             print(
                 f"ingested {ingested.messages} messages in {ingested.seconds:.1f} s"
                 f" = {ingested.messages_per_s:.1f} messages/s"
-                f" ({len(ingested.failed_tasks)} failed tasks)",
+                f" ({len(ingested.failed_tasks)} failed tasks); index copies built"
+                f" {result['ingestion']['copies_built_s']} s later",
                 flush=True,
             )
             rows, context = _ask_sdk(client, items, ingested.samples)

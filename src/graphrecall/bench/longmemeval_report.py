@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from graphrecall.bench.locomo_report import lift_points
+from graphrecall.bench.locomo_report import copies_note, lift_points
 from graphrecall.bench.tables import ms, pct, text_table
 
 LEVELS = ("session", "turn")
@@ -26,7 +26,7 @@ def table(result: dict[str, Any]) -> str:
         f" fact extraction {'on' if result['params']['fact_extraction'] else 'OFF'}",
         f"ingestion through the SDK: {ing['messages']} messages in {ing['seconds']:.1f} s"
         f" = {ing['messages_per_s']:.1f} messages/s, {ing['seconds_per_question']} s per"
-        f" question ({ing['failed_tasks']} failed tasks)",
+        f" question ({ing['failed_tasks']} failed tasks)" + copies_note(ing),
     ]
     for level in LEVELS:
         header = [f"{level} level (%)"]

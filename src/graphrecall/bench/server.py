@@ -95,6 +95,28 @@ class ServerProcess:
             health.get("filter_columns", {}),
         )
 
+    def wait_for_copies(
+        self, trigger: Callable[[], object] | None = None, timeout_s: float = 900
+    ) -> float:
+        """Seconds until ``/healthz`` reports no index copy building twice in a row. After
+        a bulk write the first searches find the server's term-index copies stale and
+        build or catch them up in the background, SQL answering meanwhile (several times
+        slower): a latency measured then is the build's, not search's. ``trigger`` (a
+        search) is called before each look, to start what a search would start."""
+        started = time.perf_counter()
+        quiet = 0
+        while quiet < 2:
+            if trigger is not None:
+                trigger()
+            if self.index_status().get("building", 0):
+                quiet = 0
+                if time.perf_counter() - started > timeout_s:
+                    raise RuntimeError(f"index copies still building after {timeout_s} s")
+                time.sleep(0.5)
+            else:
+                quiet += 1
+        return round(time.perf_counter() - started, 1)
+
     def __exit__(
         self,
         exc_type: type[BaseException] | None,
