@@ -44,7 +44,7 @@ from graphrecall.bench.build import is_postgres, reset_schema, with_schema
 from graphrecall.bench.ingest_runs import API_KEY, IngestedSample, ingest_sdk, search_trigger
 from graphrecall.bench.judge import JudgedQuestion, write_questions
 from graphrecall.bench.locomo_data import Question, category_name, load
-from graphrecall.bench.locomo_report import draw_chart, table
+from graphrecall.bench.locomo_report import copies_note, draw_chart, table
 from graphrecall.bench.plain_baselines import NAMES as PLAIN_NAMES
 from graphrecall.bench.retrieval_calls import (
     BASELINES,
@@ -209,8 +209,7 @@ def run(args: argparse.Namespace) -> int:
             print(
                 f"ingested {ingested.messages} messages in {ingested.seconds:.1f} s"
                 f" = {ingested.messages_per_s:.1f} messages/s"
-                f" ({len(ingested.failed_tasks)} failed tasks); index copies built"
-                f" {result['ingestion']['copies_built_s']} s later",
+                f" ({len(ingested.failed_tasks)} failed tasks)" + copies_note(result["ingestion"]),
                 flush=True,
             )
             items = _items(ingested.samples, args.max_questions, result)

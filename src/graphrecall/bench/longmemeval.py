@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphrecall.bench.ingest_runs import API_KEY, IngestedSample, ingest_sdk, search_trigger
 from graphrecall.bench.judge import JudgedQuestion, write_questions
+from graphrecall.bench.locomo_report import copies_note
 from graphrecall.bench.longmemeval_data import LmeItem, load, session_of, turn_of
 from graphrecall.bench.longmemeval_report import draw_chart, table
 from graphrecall.bench.plain_baselines import NAMES as PLAIN_NAMES
@@ -176,8 +177,7 @@ def run(args: argparse.Namespace) -> int:
             print(
                 f"ingested {ingested.messages} messages in {ingested.seconds:.1f} s"
                 f" = {ingested.messages_per_s:.1f} messages/s"
-                f" ({len(ingested.failed_tasks)} failed tasks); index copies built"
-                f" {result['ingestion']['copies_built_s']} s later",
+                f" ({len(ingested.failed_tasks)} failed tasks)" + copies_note(result["ingestion"]),
                 flush=True,
             )
             rows, context = _ask_sdk(client, items, ingested.samples)
