@@ -60,6 +60,39 @@ def test_windows_in_new_york(query: str, start: str, end: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("query", "start", "end"),
+    [
+        # A year said once is both dates' year (read alone, "August 11" was 2026's).
+        ("Where was John between August 11 and August 15 2023?", "2023-08-11", "2023-08-16"),
+        ("from March 3 to March 10, 2024", "2024-03-03", "2024-03-11"),
+        ("a meeting between August and November 2023?", "2023-08-01", "2023-12-01"),
+        ("between May 1, 2024 and May 5", "2024-05-01", "2024-05-06"),
+        # A period counted from a date (before: "before X" alone, an open start).
+        ("Where was Tim in the week before 16 November 2023?", "2023-11-09", "2023-11-16"),
+        ("the puppy she got two weeks before August 11, 2023", "2023-07-28", "2023-08-11"),
+        ("what did we plan a month after March 3, 2024", "2024-03-04", "2024-04-04"),
+        ("3 days after 2024-02-27", "2024-02-28", "2024-03-02"),
+        # The latest such weekday before the date (Wednesday 25 October 2022: Sunday 23),
+        # or the first after it (Saturday 28 October 2023: the next Saturday).
+        ("shown on the Sunday before October 25, 2022", "2022-10-23", "2022-10-24"),
+        ("What did they do on the Monday before July 24, 2023?", "2023-07-17", "2023-07-18"),
+        ("What did they plan on the Saturday after October 28, 2023?", "2023-11-04", "2023-11-05"),
+        ("over the weekend before 4th October, 2023", "2023-09-30", "2023-10-02"),
+        ("What did Maria do last weekend before April 10, 2023?", "2023-04-08", "2023-04-10"),
+        ("What did Jolene finish last week before 23 January, 2023?", "2023-01-16", "2023-01-23"),
+        # A comma straight before the year.
+        ("the picture John shared on December 1,2023", "2023-12-01", "2023-12-02"),
+    ],
+)
+def test_periods_counted_from_a_date(query: str, start: str, end: str) -> None:
+    assert window(query, "UTC") == (start + "T00:00Z", end + "T00:00Z")
+
+
+def test_an_offset_needs_a_date() -> None:
+    assert interpret("a day before my birthday", now=NOW, time_zone="UTC").window is None
+
+
+@pytest.mark.parametrize(
     ("tz", "start", "end"),
     [
         # The same instant is a different "yesterday" in each zone.

@@ -65,19 +65,21 @@ NUM = (
 )
 UNIT = r"(?:hour|day|week|fortnight|month|year)s?"
 # A calendar date dateparser reads: ISO, day + month (+ year), month + year, month, year.
+# Before a year: a space, or a comma with or without one ("December 1,2023").
+_THEN_YEAR = rf"(?:,\s*|\s+){YEAR}"
 DATE = (
     rf"(?:{YEAR}-\d{{2}}-\d{{2}}"
-    rf"|{MONTH}\s+{DAY}(?:,?\s+{YEAR})?"
-    rf"|{DAY}\s+(?:of\s+)?{MONTH}(?:,?\s+{YEAR})?"
-    rf"|{MONTH},?\s+{YEAR}"
+    rf"|{MONTH}\s+{DAY}(?:{_THEN_YEAR})?"
+    rf"|{DAY}\s+(?:of\s+)?{MONTH}(?:{_THEN_YEAR})?"
+    rf"|{MONTH}{_THEN_YEAR}"
     rf"|{MONTH}|{YEAR})"
 )
 # A date specific enough to count without a preposition ("May 5, 2024", "2024-03-05").
 SPECIFIC_DATE = (
     rf"(?:{YEAR}-\d{{2}}-\d{{2}}"
-    rf"|{MONTH}\s+{DAY}(?:,?\s+{YEAR})?"
-    rf"|{DAY}\s+(?:of\s+)?{MONTH}(?:,?\s+{YEAR})?"
-    rf"|{MONTH},?\s+{YEAR})"
+    rf"|{MONTH}\s+{DAY}(?:{_THEN_YEAR})?"
+    rf"|{DAY}\s+(?:of\s+)?{MONTH}(?:{_THEN_YEAR})?"
+    rf"|{MONTH}{_THEN_YEAR})"
 )
 DAY_WORD = (
     r"(?:the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|"
@@ -95,6 +97,13 @@ POINT = rf"(?:{DAY_WORD}|{CALENDAR}|{WEEKEND}|{NAMED_DAY}|{NAMED_MONTH}|{DATE}|{
 # Order matters: earlier patterns claim their text first.
 _PATTERNS: list[tuple[str, str]] = [
     ("point", r"\b(?P<a>the\s+day\s+(?:before\s+yesterday|after\s+tomorrow))\b"),
+    # A period counted from a date: "two weeks before August 11, 2023", "the Monday
+    # before July 24", "the weekend after 4 October" ("last" is often said for "the").
+    (
+        "offset",
+        rf"\b(?:(?:the|last|this\s+past)\s+)?(?:(?P<n>{NUM})\s+)?"
+        rf"(?P<u>{UNIT}|weekends?|{WEEKDAY})\s+(?P<dir>before|after)\s+(?P<a>{DATE})\b",
+    ),
     ("between", rf"\bbetween\s+(?P<a>{POINT})\s+and\s+(?P<b>{POINT})\b"),
     ("between", rf"\bfrom\s+(?P<a>{POINT})\s+(?:to|until|till|through)\s+(?P<b>{POINT})\b"),
     ("since", rf"\b(?:since|after|before)\s+(?P<a>{POINT})\b"),
@@ -112,6 +121,8 @@ _PATTERNS: list[tuple[str, str]] = [
     ("point", rf"\b(?P<a>{SPECIFIC_DATE})\b"),
 ]
 _COMPILED = [(kind, re.compile(rx, re.IGNORECASE)) for kind, rx in _PATTERNS]
+_YEAR_RX = re.compile(rf"\b{YEAR}\b")
+_MONTH_RX = re.compile(rf"\b{MONTH}\b", re.IGNORECASE)
 
 # -- the decision rules --------------------------------------------------------------------
 
@@ -324,8 +335,11 @@ def _resolve(kind: str, match: re.Match[str], now: datetime) -> Span | None:
         number = groups.get("n1") or groups.get("n2")
         unit = groups.get("u1") or groups.get("u2") or groups.get("u3") or "day"
         return Span(_shift(now, unit, -_count(number)), now)
+    if kind == "offset":
+        return _offset(match, now)
     if kind == "between":
-        a, b = _point(match.group("a"), now), _point(match.group("b"), now)
+        a_text, b_text = _share_year(match.group("a"), match.group("b"))
+        a, b = _point(a_text, now), _point(b_text, now)
         if a is None or b is None:
             return None
         first, second = sorted((a, b), key=lambda sp: sp.start or datetime.min)
@@ -341,6 +355,39 @@ def _resolve(kind: str, match: re.Match[str], now: datetime) -> Span | None:
             return Span(point.end, None)
         return Span(point.start, now)
     return point
+
+
+def _share_year(a: str, b: str) -> tuple[str, str]:
+    """ "between August 11 and August 15 2023": a year said once is both dates' year."""
+    year_a, year_b = _YEAR_RX.search(a), _YEAR_RX.search(b)
+    if year_b and not year_a and _MONTH_RX.search(a):
+        return f"{a} {year_b.group(0)}", b
+    if year_a and not year_b and _MONTH_RX.search(b):
+        return a, f"{b} {year_a.group(0)}"
+    return a, b
+
+
+def _offset(match: re.Match[str], now: datetime) -> Span | None:
+    """The period ``n`` units (or the weekday, or the weekend) before or after a date."""
+    anchor = _point(match.group("a"), now)
+    if anchor is None or anchor.start is None or anchor.end is None:
+        return None
+    unit = match.group("u").lower()
+    before = match.group("dir").lower() == "before"
+    # The latest day before the date that is day ``target`` of the week, or the first
+    # after it.
+    if unit.startswith("weekend") or unit.rstrip("s") in _WEEKDAYS:
+        target = 5 if unit.startswith("weekend") else _WEEKDAYS.index(unit.rstrip("s"))
+        length = timedelta(days=2 if unit.startswith("weekend") else 1)
+        if before:
+            day = anchor.start - timedelta(days=(anchor.start.weekday() - target) % 7 or 7)
+        else:
+            day = anchor.end + timedelta(days=(target - anchor.end.weekday()) % 7)
+        return Span(day, day + length)
+    count = _count(match.group("n"))
+    if before:
+        return Span(_shift(anchor.start, unit, -count), anchor.start)
+    return Span(anchor.end, _shift(anchor.end, unit, count))
 
 
 def _count(number: str | None) -> int:
