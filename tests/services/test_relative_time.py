@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from graphrecall.services.relative_time import interpret, names_a_time
+from graphrecall.services.relative_time import MAX_PHRASES, interpret, names_a_time
 
 # Wednesday 2026-11-25 15:00 UTC = 10:00 in New York (EST), 16:00 in Berlin (CET).
 NOW = datetime(2026, 11, 25, 15, 0, tzinfo=UTC)
@@ -86,6 +86,16 @@ def test_windows_in_new_york(query: str, start: str, end: str) -> None:
 )
 def test_periods_counted_from_a_date(query: str, start: str, end: str) -> None:
     assert window(query, "UTC") == (start + "T00:00Z", end + "T00:00Z")
+
+
+def test_only_the_first_phrases_are_read() -> None:
+    years = ", ".join(f"in {2001 + i}" for i in range(MAX_PHRASES + 1))
+    assert window(f"what happened {years}", "UTC") == (
+        "2001-01-01T00:00Z",
+        f"{2001 + MAX_PHRASES}-01-01T00:00Z",  # the last year named is not read
+    )
+    many = interpret("on May 5 and " * 700, now=NOW, time_zone="UTC")
+    assert len(many.mentions) == MAX_PHRASES
 
 
 def test_an_offset_needs_a_date() -> None:
