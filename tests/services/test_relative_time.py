@@ -79,6 +79,8 @@ def test_windows_in_new_york(query: str, start: str, end: str) -> None:
         ("What did they plan on the Saturday after October 28, 2023?", "2023-11-04", "2023-11-05"),
         ("over the weekend before 4th October, 2023", "2023-09-30", "2023-10-02"),
         ("What did Maria do last weekend before April 10, 2023?", "2023-04-08", "2023-04-10"),
+        ("two weekends before April 10, 2023", "2023-04-01", "2023-04-03"),
+        ("two Mondays after July 24, 2023", "2023-08-07", "2023-08-08"),
         ("What did Jolene finish last week before 23 January, 2023?", "2023-01-16", "2023-01-23"),
         # A comma straight before the year.
         ("the picture John shared on December 1,2023", "2023-12-01", "2023-12-02"),

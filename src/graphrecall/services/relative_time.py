@@ -102,7 +102,7 @@ _PATTERNS: list[tuple[str, str]] = [
     (
         "offset",
         rf"\b(?:(?:the|last|this\s+past)\s+)?(?:(?P<n>{NUM})\s+)?"
-        rf"(?P<u>{UNIT}|weekends?|{WEEKDAY})\s+(?P<dir>before|after)\s+(?P<a>{DATE})\b",
+        rf"(?P<u>{UNIT}|weekends?|{WEEKDAY}s?)\s+(?P<dir>before|after)\s+(?P<a>{DATE})\b",
     ),
     ("between", rf"\bbetween\s+(?P<a>{POINT})\s+and\s+(?P<b>{POINT})\b"),
     ("between", rf"\bfrom\s+(?P<a>{POINT})\s+(?:to|until|till|through)\s+(?P<b>{POINT})\b"),
@@ -378,17 +378,19 @@ def _offset(match: re.Match[str], now: datetime) -> Span | None:
         return None
     unit = match.group("u").lower()
     before = match.group("dir").lower() == "before"
+    count = _count(match.group("n"))
     # The latest day before the date that is day ``target`` of the week, or the first
-    # after it.
+    # after it; "two Mondays before" is a week further.
     if unit.startswith("weekend") or unit.rstrip("s") in _WEEKDAYS:
         target = 5 if unit.startswith("weekend") else _WEEKDAYS.index(unit.rstrip("s"))
         length = timedelta(days=2 if unit.startswith("weekend") else 1)
+        further = timedelta(weeks=count - 1)
         if before:
-            day = anchor.start - timedelta(days=(anchor.start.weekday() - target) % 7 or 7)
+            back = (anchor.start.weekday() - target) % 7 or 7
+            day = anchor.start - timedelta(days=back) - further
         else:
-            day = anchor.end + timedelta(days=(target - anchor.end.weekday()) % 7)
+            day = anchor.end + timedelta(days=(target - anchor.end.weekday()) % 7) + further
         return Span(day, day + length)
-    count = _count(match.group("n"))
     if before:
         return Span(_shift(anchor.start, unit, -count), anchor.start)
     return Span(anchor.end, _shift(anchor.end, unit, count))
