@@ -377,13 +377,14 @@ def _offset(match: re.Match[str], now: datetime) -> Span | None:
     if anchor is None or anchor.start is None or anchor.end is None:
         return None
     unit = match.group("u").lower()
+    name = unit.rstrip("s")  # "weekends", "Mondays": one name per day or weekend
     before = match.group("dir").lower() == "before"
     count = _count(match.group("n"))
     # The latest day before the date that is day ``target`` of the week, or the first
     # after it; "two Mondays before" is a week further.
-    if unit.startswith("weekend") or unit.rstrip("s") in _WEEKDAYS:
-        target = 5 if unit.startswith("weekend") else _WEEKDAYS.index(unit.rstrip("s"))
-        length = timedelta(days=2 if unit.startswith("weekend") else 1)
+    if name == "weekend" or name in _WEEKDAYS:
+        target = 5 if name == "weekend" else _WEEKDAYS.index(name)
+        length = timedelta(days=2 if name == "weekend" else 1)
         further = timedelta(weeks=count - 1)
         if before:
             back = (anchor.start.weekday() - target) % 7 or 7
