@@ -19,18 +19,17 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import TracebackType
 from typing import Protocol, runtime_checkable
 
-from graphrecall.config import Settings, env_name, load_settings
+from graphrecall.config import Settings, default_db_path, env_name, load_settings
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.worker import Worker
 from graphrecall.ml.cross_encoder import CrossEncoder, load_cross_encoder
 from graphrecall.ml.embedder import Embedder, MiniLMEmbedder
 from graphrecall.ml.extraction import Extractor
 from graphrecall.services.context import Context
-from graphrecall.store import Store, matrix_cache, open_store
+from graphrecall.store import Store, location, matrix_cache, open_store
 from graphrecall.store.schema import shown
 
 log = logging.getLogger("graphrecall.startup")
@@ -42,39 +41,55 @@ class StartupError(RuntimeError):
 
 
 def open_database(settings: Settings) -> Store:
-    """``open_store(settings.db)``, with an error that names the file and the fix when
-    the file or its folder cannot be written."""
-    location = settings.db
-    fix = f"choose another with --db or {env_name('db')}"
-    if not location.startswith(("postgres://", "postgresql://")):
-        path = Path(location.removeprefix("sqlite:///"))
-        folder = path.parent
-        existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
-        if existing is not None and not existing.is_dir():
-            raise StartupError(f"database folder {folder}: {existing} is not a folder; {fix}")
-        if not folder.exists() and existing is not None and not os.access(existing, os.W_OK):
-            raise StartupError(
-                f"cannot create the database folder {folder} (no write access); make it or {fix}"
-            )
-        if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
-            raise StartupError(
-                f"database folder {folder} is not writable (SQLite writes its journal next"
-                f" to {path.name}); make it writable or {fix}"
-            )
-        if path.exists() and not os.access(path, os.R_OK | os.W_OK):
-            raise StartupError(f"database {path} is read-only; make it writable or {fix}")
-    else:
-        import psycopg
-        import psycopg_pool
-
-        try:
-            return open_store(location)
-        except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
-            raise StartupError(f"cannot open the database {shown(location)}: {exc}; {fix}") from exc
+    """``open_store(settings.db)``, with an error that names the problem and the fix
+    when the location is of a kind graphrecall does not serve, when a file's folder is
+    missing or cannot be written, or when a PostgreSQL server cannot be used. Nothing is
+    created before the location is known to be good; only the default data folder is
+    made for the user."""
     try:
-        return open_store(location)
+        where = location.parse(settings.db)
+    except location.UnsupportedLocation as exc:
+        raise StartupError(str(exc)) from None
+    fix = f"choose another with --db or {env_name('db')}"
+    if where.backend == "postgresql":
+        return _open_postgres(where.text)
+    path = where.path
+    folder = path.parent
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise StartupError(f"database folder {folder}: {existing} is not a folder; {fix}")
+    if not folder.exists() and path != default_db_path():
+        raise StartupError(f"database folder {folder} does not exist; make it or {fix}")
+    if not folder.exists() and existing is not None and not os.access(existing, os.W_OK):
+        raise StartupError(
+            f"cannot create the database folder {folder} (no write access); make it or {fix}"
+        )
+    if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+        raise StartupError(
+            f"database folder {folder} is not writable (SQLite writes its journal next"
+            f" to {path.name}); make it writable or {fix}"
+        )
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        raise StartupError(f"database {path} is read-only; make it writable or {fix}")
+    try:
+        return open_store(path)
     except (sqlite3.Error, OSError) as exc:
-        raise StartupError(f"cannot open the database {location}: {exc}; {fix}") from exc
+        raise StartupError(f"cannot open the database {path}: {exc}; {fix}") from exc
+
+
+def _open_postgres(url: str) -> Store:
+    import psycopg
+    import psycopg_pool
+
+    from graphrecall.store.postgres.connection import ServerProblem, check_server
+
+    try:
+        check_server(url)
+        return open_store(url)
+    except ServerProblem as exc:
+        raise StartupError(str(exc)) from None
+    except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
+        raise StartupError(f"cannot open the database {shown(url)}: {exc}") from exc
 
 
 @runtime_checkable

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from graphrecall.bench.build import _searchable
-from graphrecall.bench.synthetic import generate
 from graphrecall.domain.models import Edge
 from graphrecall.store.sqlite import migrations
 from graphrecall.store.sqlite.store import SQLiteStore
+from graphrecall_bench.build import _searchable
+from graphrecall_bench.synthetic import generate
 from tests.ingest.search_columns import expected_columns, stored_columns
 
 

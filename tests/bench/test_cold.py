@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from graphrecall.bench.cold import OPS
 from graphrecall.cli import main
+from graphrecall_bench.cold import OPS
 
 
 def test_bench_cold_writes_cold_and_warm_per_op(tmp_path: Path) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from graphrecall.bench.extract_data import load, names_match
 from graphrecall.cli import main
+from graphrecall_bench.extract_data import load, names_match
 from tests.ml.test_llm import FakeLLM
 
 DATA = """

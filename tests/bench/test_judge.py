@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from graphrecall.bench.judge import (
+from graphrecall.cli import main
+from graphrecall.domain import scopes
+from graphrecall.retrieval.engine import DEFAULT_LEG_WEIGHTS, SearchOptions
+from graphrecall_bench.judge import (
     QUESTIONS_FILE,
     Change,
     JudgedQuestion,
@@ -19,10 +22,7 @@ from graphrecall.bench.judge import (
     summarise,
     verdict,
 )
-from graphrecall.bench.retrieval_metrics import units
-from graphrecall.cli import main
-from graphrecall.domain import scopes
-from graphrecall.retrieval.engine import DEFAULT_LEG_WEIGHTS, SearchOptions
+from graphrecall_bench.retrieval_metrics import units
 
 from .test_locomo_bench import write_tiny_locomo
 from .test_longmemeval_bench import write_tiny_longmemeval

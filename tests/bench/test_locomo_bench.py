@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from graphrecall.bench.locomo_data import load, normalise_evidence, parse_session_time
 from graphrecall.cli import main
+from graphrecall.library.locomo import load, normalise_evidence, parse_session_time
 
 SESSION_1 = [
     ("Alice", "Hi Bob! I just moved to Lisbon last week."),

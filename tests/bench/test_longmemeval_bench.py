@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graphrecall.bench.longmemeval_data import load, parse_date, session_of, split_text, turn_of
-from graphrecall.bench.plain_baselines import PLAIN_BM25, PlainIndex, rrf
-from graphrecall.bench.retrieval_metrics import evaluate, evaluate_turn2session
 from graphrecall.cli import main
+from graphrecall_bench.longmemeval_data import load, parse_date, session_of, split_text, turn_of
+from graphrecall_bench.plain_baselines import PLAIN_BM25, PlainIndex, rrf
+from graphrecall_bench.retrieval_metrics import evaluate, evaluate_turn2session
 
 LONG = " ".join(["photosynthesis"] * 800)  # 11,999 characters: over the 10,000 limit
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from graphrecall.bench.memory import wait_for_indexes
 from graphrecall.cli import main
 from graphrecall.store import vector_index
+from graphrecall_bench.memory import wait_for_indexes
 
 
 def test_bench_memory_times_every_mode_at_both_layers(

@@ -12,11 +12,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from graphrecall.bench.build import pg_location
-from graphrecall.bench.cold import OPS
-from graphrecall.bench.cold_build import ensure_cold_db
 from graphrecall.cli import main
 from graphrecall.store.postgres.connection import split_schema
+from graphrecall_bench.build import pg_location
+from graphrecall_bench.cold import OPS
+from graphrecall_bench.cold_build import ensure_cold_db
 from tests import pg_server
 from tests.bench.test_locomo_bench import write_tiny_locomo
 

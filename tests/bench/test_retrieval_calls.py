@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graphrecall.bench.retrieval_calls import engine_rankings
 from graphrecall.domain import scopes
 from graphrecall.retrieval.text import query_terms
 from graphrecall.store import open_store
+from graphrecall_bench.retrieval_calls import engine_rankings
 from tests.store.conformance.records import episode
 
 GRAPH = "g-baseline"

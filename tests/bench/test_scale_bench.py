@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphrecall.bench import scale
-from graphrecall.bench.build import derive_vectors
-from graphrecall.bench.search_cases import CASES
 from graphrecall.cli import main
 from graphrecall.domain.models import Edge
+from graphrecall_bench import scale
+from graphrecall_bench.build import derive_vectors
+from graphrecall_bench.search_cases import CASES
 
 
 def test_bench_scale_measures_every_size_case_and_layer(

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from graphrecall.bench.search_cases import CASES, LAYERS
 from graphrecall.cli import main
+from graphrecall_bench.search_cases import CASES, LAYERS
 
 
 def test_bench_search_writes_results_for_every_case_and_layer(tmp_path: Path) -> None:

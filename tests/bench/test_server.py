@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from graphrecall.bench.server import ServerProcess
+from graphrecall_bench.server import ServerProcess
 
 
 def _server(tmp_path: Path, statuses: list[int], monkeypatch: pytest.MonkeyPatch) -> ServerProcess:
     server = ServerProcess(tmp_path / "x.db", "gr_test_key_0123456789", tmp_path / "log")
     looks = iter(statuses)
     monkeypatch.setattr(server, "index_status", lambda: {"ready": 1, "building": next(looks)})
-    monkeypatch.setattr("graphrecall.bench.server.time.sleep", lambda _s: None)
+    monkeypatch.setattr("graphrecall_bench.server.time.sleep", lambda _s: None)
     return server
 
 

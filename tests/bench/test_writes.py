@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from graphrecall.bench.build import ensure_db, working_copy
-from graphrecall.bench.writes import Writer
 from graphrecall.domain.models import Edge, Episode
 from graphrecall.store import open_store
 from graphrecall.store.sqlite import term_index
+from graphrecall_bench.build import ensure_db, working_copy
+from graphrecall_bench.writes import Writer
 
 
 def test_the_writer_adds_facts_and_messages_that_searches_find(

@@ -28,6 +28,7 @@ from typing import Any
 from graphrecall.api.zep_v4 import wire
 from graphrecall.domain import limits
 from graphrecall.domain.errors import BadRequest, NotFound
+from graphrecall.library import locomo
 from graphrecall.library.client import GraphRecall
 
 EXPORT_TYPE = "graphrecall-export"
@@ -124,9 +125,7 @@ def conversations_from_locomo(
 ) -> list[Conversation]:
     """``samples`` are 1-based positions in the file (all when None); with more than
     one, each conversation's user is ``<user_id>-<sample_id>``."""
-    from graphrecall.bench import locomo_data
-
-    loaded = locomo_data.load(path)
+    loaded = locomo.load(path)
     chosen = loaded
     if samples:
         for n in samples:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphrecall.store import Store, open_store
+from graphrecall.store.location import is_postgres, parse, shown
 
 
 @dataclass(frozen=True)
@@ -24,17 +25,13 @@ class Migration:
     newest: int  # the newest version this graphrecall knows
 
 
-def is_postgres(location: str) -> bool:
-    return location.startswith(("postgres://", "postgresql://"))
-
-
 def schema_version(location: str | Path) -> int:
     """The schema version at ``location`` (0 when there is no database or schema yet),
     read without changing anything."""
     text = str(location)
     if is_postgres(text):
         return _postgres_version(text)
-    path = Path(text.removeprefix("sqlite:///"))
+    path = parse(text).path
     if not path.exists():
         return 0
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -80,16 +77,4 @@ def _postgres_version(url: str) -> int:
     return int(found[0] or 0) if found else 0
 
 
-def shown(location: str | Path) -> str:
-    """``location`` fit for a log line: a PostgreSQL URL without its password."""
-    text = str(location)
-    if not is_postgres(text):
-        return text
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(text)
-    if parts.password is None:
-        return text
-    netloc = parts.netloc.rsplit("@", 1)
-    user = netloc[0].split(":", 1)[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
+__all__ = ["Migration", "migrate", "newest_version", "schema_version", "shown"]

@@ -11,6 +11,8 @@ from tests.conftest import Server
 def test_every_path_under_ui_is_the_app(ui_server: Server) -> None:
     base = f"http://127.0.0.1:{ui_server.port}"
     assert httpx.get(f"{base}/ui").headers["location"] == "/ui/"
+    root = httpx.get(f"{base}/")  # the server's root leads to the explorer
+    assert root.status_code == 307 and root.headers["location"] == "/ui/"
     pages = ["/ui/", "/ui/graph/abc", "/ui/search/abc?q=x&scope=nodes", "/ui/memories/space1"]
     bodies = set()
     for path in pages:

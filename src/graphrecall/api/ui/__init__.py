@@ -35,6 +35,8 @@ HEADERS = {
 def install(app: FastAPI) -> None:
     app.mount(ASSETS_URL, StaticFiles(directory=STATIC_DIR), name="ui-assets")
 
+    # The server's root leads a person who opens it in a browser to the explorer.
+    @app.get("/", include_in_schema=False)
     @app.get("/ui", include_in_schema=False)
     async def ui_root() -> RedirectResponse:
         return RedirectResponse("/ui/", status_code=307)

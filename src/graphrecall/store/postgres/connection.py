@@ -26,10 +26,52 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
+from graphrecall.store.location import shown
+
 POOL_MAX = 8
 # Collations that classify characters by Unicode (regex \w, case folding), best first.
 UNICODE_COLLATIONS = ("pg_c_utf8", "C.utf8")
 _SCHEMA = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+class ServerProblem(RuntimeError):
+    """The server at a URL cannot hold a store; the message says why and what to do."""
+
+
+_NO_DOCKER = "pip install 'graphrecall[postgres]' && graphrecall postgres start"
+
+
+def check_server(url: str) -> None:
+    """One short connection that tells the problems a user meets first, each in one
+    line: no server listening, a refused login or database, no pgvector or ltree."""
+    conninfo, _ = split_schema(url)
+    where = shown(url)
+    try:
+        with psycopg.connect(conninfo, connect_timeout=10, autocommit=True) as conn:
+            rows = conn.execute(
+                "SELECT name FROM pg_available_extensions WHERE name IN ('vector', 'ltree')"
+            ).fetchall()
+    except psycopg.OperationalError as exc:
+        text = str(exc)
+        reason = " ".join(line.strip() for line in text.splitlines() if line.strip())
+        if "refused" in text or "No such file or directory" in text:
+            raise ServerProblem(
+                f"cannot connect to PostgreSQL at {where}: nothing listens there (is the"
+                f" server running?). A local one with pgvector and no Docker: {_NO_DOCKER}"
+            ) from None
+        raise ServerProblem(f"cannot connect to PostgreSQL at {where}: {reason}") from None
+    available = {r[0] for r in rows}
+    if "vector" not in available:
+        raise ServerProblem(
+            f"the PostgreSQL server at {where} has no pgvector extension: install pgvector"
+            " >= 0.7 on it (Debian/Ubuntu: postgresql-NN-pgvector from the PostgreSQL apt"
+            f" repository), or use a server that has it: {_NO_DOCKER}"
+        )
+    if "ltree" not in available:
+        raise ServerProblem(
+            f"the PostgreSQL server at {where} has no ltree extension: install PostgreSQL's"
+            " contrib modules on it (postgresql-contrib)"
+        )
 
 
 def split_schema(url: str) -> tuple[str, str]:

@@ -1,0 +1,358 @@
+"""The everyday commands: import, search, context, stats, export.
+
+Each opens the database in process with the library (:class:`graphrecall.GraphRecall`),
+so no server needs to run; a server on the same database may run at the same time (both
+process ingestion tasks, each task once). Tables and progress bars go to stderr where
+they are only for the eye, so ``--json`` output and ``export`` can be piped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+SCOPES = ("edges", "nodes", "episodes", "observations", "thread-summaries")
+RERANKERS = ("rrf", "mmr", "node_distance", "episode_mentions", "cross_encoder")
+# A reranker that ranks around something needs it named: (argument, the option to give).
+RERANKER_NEEDS = {
+    "node_distance": ("center_node", "--center-node NODE_UUID"),
+    "episode_mentions": ("episode", "--episode EPISODE_UUID (repeatable)"),
+}
+
+
+def _open(args: argparse.Namespace, *, worker: bool = True) -> Any:
+    from graphrecall.config import load_settings
+    from graphrecall.library import GraphRecall
+
+    db = getattr(args, "db", None)
+    return GraphRecall(settings=load_settings(**({"db": db} if db else {})), worker=worker)
+
+
+def _graph_of(gr: Any, args: argparse.Namespace) -> str:
+    if args.graph:
+        return str(args.graph)
+    return str(gr.user.lookup(user_id=args.user).graph_uuid)
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+# -- import --------------------------------------------------------------------------------
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from graphrecall.library import transfer
+
+    path = Path(args.file)
+    kind, records = transfer.read_file(path)
+    out = _console()
+    with _open(args) as gr:
+        if kind == "export":
+            steps = transfer.import_export(gr, records, args.user)
+            what = f"graphrecall export of graph {records[0]['graph']['uuid']}"
+        else:
+            if not args.user:
+                raise ValueError("--user is required to import messages or LoCoMo")
+            if kind == "locomo":
+                conversations = transfer.conversations_from_locomo(path, args.user, args.sample)
+                what = f"LoCoMo, {len(conversations)} conversation(s)"
+            else:
+                conversations = transfer.conversations_from_messages(
+                    records, args.user, args.thread
+                )
+                what = "messages"
+            steps = transfer.add_conversations(gr, conversations)
+        done = _add_with_progress(steps)
+        users = ", ".join(f"{u.user_id} (graph {u.graph_uuid})" for u in done.users) or "-"
+        out.print(f"read {path} as {what}")
+        out.print(
+            f"added {done.messages} message(s) in {done.threads} thread(s), {done.episodes}"
+            f" episode(s), {done.edges} fact(s), {done.nodes} node(s); user(s): {users}"
+        )
+        if args.no_wait:
+            out.print(
+                f"{len(done.tasks)} task(s) queued; a running server or worker processes them"
+            )
+            return 0
+        failed = _wait_with_progress(gr, done.tasks, args.timeout)
+        stats = gr.stats(done.users[0].graph_uuid) if len(done.users) == 1 else gr.stats()
+        counts = stats["counts"]
+        out.print(
+            "processed: "
+            + ", ".join(
+                f"{counts[k]} {k.replace('_', ' ')}" for k in ("episodes", "nodes", "edges")
+            )
+            + (f"; {failed} task(s) failed (see graphrecall tasks retry)" if failed else "")
+        )
+        return 1 if failed else 0
+
+
+def _add_with_progress(steps: Any) -> Any:
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    done = None
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=_console(stderr=True), transient=True) as bar:
+        job = bar.add_task("adding")
+        for done in steps:
+            bar.update(
+                job, description=f"adding: {done.messages} message(s), {done.threads} thread(s)"
+            )
+    if done is None:
+        from graphrecall.library.transfer import Imported
+
+        done = Imported()
+    return done
+
+
+def _wait_with_progress(gr: Any, tasks: dict[str, int], timeout: float) -> int:
+    """Waits for every task, a bar counting the items processed; returns how many failed."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    pending = dict(tasks)
+    failed = 0
+    deadline = time.monotonic() + timeout
+    columns = (
+        "processing",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=_console(stderr=True)) as bar:
+        job = bar.add_task("processing", total=sum(tasks.values()))
+        while pending:
+            for uuid in list(pending):
+                status = gr.task.get(uuid).status
+                if status in ("succeeded", "partial", "failed"):
+                    failed += status == "failed"
+                    bar.advance(job, pending.pop(uuid))
+            if pending and time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"{len(pending)} task(s) still running after {timeout:g} s; they go on"
+                    " in any graphrecall serve or worker on this database"
+                )
+            time.sleep(0.2)
+    return failed
+
+
+# -- search and context --------------------------------------------------------------------
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    needed = RERANKER_NEEDS.get(args.reranker or "")
+    if needed and not getattr(args, needed[0]):
+        raise ValueError(f"--reranker {args.reranker} needs {needed[1]}")
+    with _open(args, worker=False) as gr:
+        graph = _graph_of(gr, args)
+        method = getattr(gr.graph, "search_" + args.scope.replace("-", "_"))
+        options: dict[str, Any] = {"query": args.query, "page_size": args.limit}
+        if args.reranker:
+            options["reranker"] = args.reranker
+        if args.reranker == "mmr":
+            options["mmr_lambda"] = args.mmr_lambda
+        if args.center_node:
+            options["center_node_uuid"] = args.center_node
+        if args.episode:
+            options["filters"] = {"episode_uuids": args.episode}
+        found = method(graph, **options).items
+        if args.json:
+            print(json.dumps([f.model_dump(exclude_none=True) for f in found], indent=2))
+            return 0
+        _search_table(args.scope, found)
+    return 0
+
+
+def _search_table(scope: str, found: list[Any]) -> None:
+    from rich.table import Table
+
+    out = _console()
+    if not found:
+        out.print("no results")
+        return
+    table = Table(show_lines=False)
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    columns: dict[str, tuple[str, ...]] = {
+        "edges": ("fact", "valid", "invalid"),
+        "nodes": ("name", "labels", "summary"),
+        "episodes": ("time", "who", "content"),
+        "observations": ("name", "summary"),
+        "thread-summaries": ("summary",),
+    }
+    for name in columns[scope]:
+        table.add_column(name, overflow="fold")
+    for n, item in enumerate(found, start=1):
+        table.add_row(
+            str(n), f"{item.score:.4f}" if item.score is not None else "", *_cells(scope, item)
+        )
+    out.print(table)
+
+
+def _short(text: str | None) -> str:
+    return (text or "")[:300]
+
+
+def _cells(scope: str, item: Any) -> tuple[str, ...]:
+    short = _short
+    if scope == "edges":
+        return item.fact, (item.valid_at or "")[:19], (item.invalid_at or "")[:19]
+    if scope == "nodes":
+        return item.name, ", ".join(item.labels), short(item.summary)
+    if scope == "episodes":
+        return (
+            (item.reference_time or item.created_at)[:19],
+            item.role_name or "",
+            short(item.content),
+        )
+    if scope == "observations":
+        return item.name, short(item.summary)
+    return (short(item.summary),)
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    with _open(args, worker=False) as gr:
+        graph = _graph_of(gr, args)
+        found = gr.graph.get_context(graph, query=args.query, max_characters=args.max_characters)
+        if args.json:
+            print(json.dumps(found.model_dump(exclude_none=True), indent=2))
+        else:
+            print(found.context)
+            if found.truncated:
+                print("(cut to fit --max-characters)", file=sys.stderr)
+    return 0
+
+
+# -- stats and export ----------------------------------------------------------------------
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with _open(args, worker=False) as gr:
+        graph = _graph_of(gr, args) if (args.graph or args.user) else None
+        found = gr.stats(graph)
+    if args.json:
+        print(json.dumps(found, indent=2))
+        return 0
+    out = _console()
+    head = {k: v for k, v in found.items() if k not in ("counts", "tasks", "indexes")}
+    for key, value in head.items():
+        out.print(f"{key.replace('_', ' ')}: {value}")
+    out.print(
+        "records: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in found["counts"].items())
+    )
+    out.print("tasks: " + ", ".join(f"{v} {k}" for k, v in found["tasks"].items()))
+    for kind, state in found["indexes"].items():
+        out.print(f"{kind} index: " + ", ".join(f"{k}={v}" for k, v in state.items()))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from graphrecall.library import transfer
+
+    target = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
+    try:
+        with _open(args, worker=False) as gr:
+            lines = 0
+            for record in transfer.export_graph(gr, _graph_of(gr, args)):
+                target.write(json.dumps(record, ensure_ascii=False) + "\n")
+                lines += 1
+        print(f"exported {lines} record(s)", file=sys.stderr)
+    finally:
+        if target is not sys.stdout:
+            target.close()
+    return 0
+
+
+# -- the parser ----------------------------------------------------------------------------
+
+
+def _which_graph(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    group = parser.add_mutually_exclusive_group(required=required)
+    group.add_argument("--user", help="the user's id (user_id); searches the user's graph")
+    group.add_argument("--graph", help="a graph uuid (or a user uuid)")
+
+
+def add_commands(sub: Any) -> None:
+    """Adds the everyday commands to ``graphrecall``'s subcommands."""
+    imp = sub.add_parser(
+        "import",
+        help="add a conversation file (JSON/JSONL messages, LoCoMo, or an export)",
+        description=(
+            "Add a file's messages as threads of a user and wait for processing. Formats:"
+            " JSON or JSONL messages (content, role, name, timestamp, thread_id; see"
+            " docs/cli.md), the LoCoMo JSON format, or a graphrecall export."
+        ),
+    )
+    imp.add_argument("file", help="the file to read")
+    imp.add_argument("--user", help="user_id to add to (made if missing)")
+    imp.add_argument(
+        "--thread",
+        default="imported",
+        help="thread for messages without a thread_id (default: one thread for them all)",
+    )
+    imp.add_argument(
+        "--sample",
+        type=int,
+        action="append",
+        help="LoCoMo: import this conversation (1-based; repeatable; default all)",
+    )
+    imp.add_argument(
+        "--no-wait", action="store_true", help="queue the work and return without processing it"
+    )
+    imp.add_argument(
+        "--timeout", type=float, default=3600, help="seconds to wait for processing (default 3600)"
+    )
+    imp.set_defaults(func=cmd_import)
+
+    search = sub.add_parser("search", help="search a user's or a graph's memory")
+    search.add_argument("query", help="what to look for")
+    _which_graph(search)
+    search.add_argument(
+        "--scope", choices=SCOPES, default="edges", help="what to search (default edges)"
+    )
+    search.add_argument("--reranker", choices=RERANKERS, help="how to rank (default rrf)")
+    search.add_argument(
+        "--mmr-lambda", type=float, default=0.5, help="diversity for --reranker mmr (default 0.5)"
+    )
+    search.add_argument(
+        "--center-node",
+        metavar="NODE_UUID",
+        help="the node that --reranker node_distance ranks by distance from",
+    )
+    search.add_argument(
+        "--episode",
+        metavar="EPISODE_UUID",
+        action="append",
+        help="search only what these episodes mention (repeatable); what --reranker"
+        " episode_mentions ranks by",
+    )
+    search.add_argument(
+        "--limit", type=int, default=10, help="how many results (default 10, max 50)"
+    )
+    search.add_argument("--json", action="store_true", help="print the results as JSON")
+    search.set_defaults(func=cmd_search)
+
+    context = sub.add_parser("context", help="print the context block an agent would get")
+    context.add_argument("query", help="what the agent is about to answer")
+    _which_graph(context)
+    context.add_argument("--max-characters", type=int, help="cut the block to this many characters")
+    context.add_argument("--json", action="store_true", help="print the response as JSON")
+    context.set_defaults(func=cmd_context)
+
+    stats = sub.add_parser("stats", help="record counts, ingestion tasks and index state")
+    _which_graph(stats, required=False)
+    stats.add_argument("--json", action="store_true", help="print as JSON")
+    stats.set_defaults(func=cmd_stats)
+
+    export = sub.add_parser(
+        "export", help="write a graph as JSONL (graphrecall import reads it back)"
+    )
+    _which_graph(export)
+    export.add_argument("-o", "--output", help="file to write (default: standard output)")
+    export.set_defaults(func=cmd_export)
