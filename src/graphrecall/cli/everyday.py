@@ -15,12 +15,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from graphrecall.retrieval import rerank
+from graphrecall.retrieval.request import DEFAULT_RERANKER, SearchOptions
+
 SCOPES = ("edges", "nodes", "episodes", "observations", "thread-summaries")
-RERANKERS = ("rrf", "mmr", "node_distance", "episode_mentions", "cross_encoder")
-# A reranker that ranks around something needs it named: (argument, the option to give).
-RERANKER_NEEDS = {
-    "node_distance": ("center_node", "--center-node NODE_UUID"),
-    "episode_mentions": ("episode", "--episode EPISODE_UUID (repeatable)"),
+# The option that gives each request field a reranker may require (rerank.Reranker.requires).
+_OPTION_OF = {
+    "center_node_uuid": "--center-node NODE_UUID",
+    "filters.episode_uuids": "--episode EPISODE_UUID (repeatable)",
+    "mmr_lambda": "--mmr-lambda",
 }
 
 
@@ -146,16 +149,23 @@ def _wait_with_progress(gr: Any, tasks: dict[str, int], timeout: float) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    needed = RERANKER_NEEDS.get(args.reranker or "")
-    if needed and not getattr(args, needed[0]):
-        raise ValueError(f"--reranker {args.reranker} needs {needed[1]}")
+    if args.reranker:
+        asked = SearchOptions(
+            query=args.query,
+            reranker=args.reranker,
+            mmr_lambda=args.mmr_lambda,
+            center_node_uuid=args.center_node,
+            mention_episodes=tuple(args.episode or ()),
+        )
+        missing = rerank.REGISTRY[args.reranker].requires(asked)
+        if missing is not None:
+            raise ValueError(f"--reranker {args.reranker} needs {_OPTION_OF[missing[1]]}")
     with _open(args, worker=False) as gr:
         graph = _graph_of(gr, args)
         method = getattr(gr.graph, "search_" + args.scope.replace("-", "_"))
         options: dict[str, Any] = {"query": args.query, "page_size": args.limit}
-        if args.reranker:
+        if args.reranker:  # --mmr-lambda has a default; only mmr reads it
             options["reranker"] = args.reranker
-        if args.reranker == "mmr":
             options["mmr_lambda"] = args.mmr_lambda
         if args.center_node:
             options["center_node_uuid"] = args.center_node
@@ -316,7 +326,9 @@ def add_commands(sub: Any) -> None:
     search.add_argument(
         "--scope", choices=SCOPES, default="edges", help="what to search (default edges)"
     )
-    search.add_argument("--reranker", choices=RERANKERS, help="how to rank (default rrf)")
+    search.add_argument(
+        "--reranker", choices=rerank.NAMES, help=f"how to rank (default {DEFAULT_RERANKER})"
+    )
     search.add_argument(
         "--mmr-lambda", type=float, default=0.5, help="diversity for --reranker mmr (default 0.5)"
     )

@@ -4,9 +4,9 @@ declared once.
 A scope says what the search core, the store and the API need to know about a searchable
 record kind: its table and tenant field, the text its lexical index holds (columns and
 their BM25 weights), the columns filters may be served from in memory, the fields its time
-leg reads, the rerankers it accepts and its ranking constants. Every layer reads this
-declaration, so adding a scope is adding one entry here (and its wire conversion). Why
-each constant has its value, with the measurements, is in docs/search.md.
+leg reads and its ranking constants (which rerankers accept it: retrieval/rerank). Every
+layer reads this declaration, so adding a scope is adding one entry here (and its wire
+conversion). Why each constant has its value, with the measurements, is in docs/search.md.
 """
 
 from __future__ import annotations
@@ -92,10 +92,6 @@ TABLES: dict[type[Record], str] = {
 }
 
 
-def table_of(kind: type[Record]) -> str:
-    return TABLES[kind]
-
-
 @dataclass(frozen=True)
 class TextField:
     """One column of a scope's lexical index and how much a match in it counts."""
@@ -114,7 +110,6 @@ class SearchScope:
     owner_field: str
     # The lexical index's columns, in index order, with their BM25 weights.
     text_fields: tuple[TextField, ...]
-    rerankers: frozenset[str]
     # Columns a filter may be evaluated on from an in-memory copy: text columns (compared
     # by dictionary code) and timestamp columns. Empty: filters are always run by the store.
     filter_text: tuple[str, ...] = ()
@@ -171,15 +166,12 @@ EPISODE_BM25 = Bm25(k1=0.5, b=0.3)
 EDGE_LEG_WEIGHTS = {"bm25": 1.0, "vector": 1.0, "bfs": 1.0, "time": 1.0}
 EDGE_RRF_K = 3
 
-_COMMON = frozenset({"rrf", "mmr", "cross_encoder"})
-
 SCOPES: dict[str, SearchScope] = {
     "edges": SearchScope(
         "edges",
         Edge,
         "graph_uuid",
         (TextField("fact"),),
-        _COMMON | {"node_distance", "episode_mentions"},
         filter_text=("name", "source_node_uuid", "target_node_uuid"),
         filter_times=("created_at", "valid_at", "invalid_at", "expired_at"),
         time_fields=("valid_at", "created_at"),
@@ -191,7 +183,6 @@ SCOPES: dict[str, SearchScope] = {
         Node,
         "graph_uuid",
         (TextField("name"), TextField("summary")),
-        _COMMON | {"node_distance"},
         filter_text=("name",),
         filter_times=("created_at",),
         rrf_k=GRAPH_RRF_K,
@@ -209,7 +200,6 @@ SCOPES: dict[str, SearchScope] = {
             TextField("search_facts"),
             TextField("search_replies", 0.5),
         ),
-        _COMMON,
         filter_text=("thread_uuid", "role", "source"),
         filter_times=("created_at",),
         time_fields=("reference_time",),
@@ -230,7 +220,6 @@ SCOPES: dict[str, SearchScope] = {
         Observation,
         "graph_uuid",
         (TextField("name"), TextField("summary")),
-        _COMMON,
         rrf_k=GRAPH_RRF_K,
     ),
     "thread_summaries": SearchScope(
@@ -238,7 +227,6 @@ SCOPES: dict[str, SearchScope] = {
         ThreadSummary,
         "graph_uuid",
         (TextField("summary"),),
-        _COMMON,
         rrf_k=GRAPH_RRF_K,
     ),
     # The Memory Engine face: a space's memories, fused by plain (weighted) RRF.
@@ -247,7 +235,6 @@ SCOPES: dict[str, SearchScope] = {
         Memory,
         "space_uuid",
         (TextField("content"),),
-        frozenset({"rrf"}),
         rrf_k=MEMORY_RRF_K,
     ),
 }

@@ -16,15 +16,14 @@ from typing import TypeVar, cast
 
 from graphrecall.domain import clock
 from graphrecall.domain import predicates as p
-from graphrecall.domain.errors import BadRequest, NotFound
-from graphrecall.domain.models import Edge, Episode, Node, Record
+from graphrecall.domain.models import Edge, Episode, Record
 from graphrecall.domain.predicates import Predicate
 from graphrecall.domain.scopes import SearchScope
-from graphrecall.ingest.embedding import text_of
 from graphrecall.ml.cross_encoder import CrossEncoder
 from graphrecall.ml.embedder import Embedder, EmbedderUnavailable
-from graphrecall.retrieval import answer_kind, graph, quality, rerankers
+from graphrecall.retrieval import answer_kind, graph, rerank
 from graphrecall.retrieval.fusion import rrf
+from graphrecall.retrieval.request import Hit, InvalidRequest, Reranker, SearchOptions
 from graphrecall.retrieval.text import query_terms
 from graphrecall.store import read_point
 from graphrecall.store.base import Store, Vector
@@ -33,7 +32,6 @@ T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-Reranker = str  # rrf | mmr | cross_encoder | node_distance | episode_mentions
 # RRF leg weights when neither the request nor the scope gives any. The bundled MiniLM
 # vector leg is weaker than BM25 on conversational memory, so it counts half; the facts leg
 # (episodes only) is a weak but independent signal (docs/search.md has the measurements).
@@ -91,39 +89,6 @@ ANSWER_LEG_TOP = 30
 _LEGS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-leg")
 
 
-class InvalidRequest(BadRequest):
-    code = "invalid_request"
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    query: str
-    reranker: Reranker = "rrf"
-    mmr_lambda: float | None = None
-    center_node_uuid: str | None = None
-    bfs_origins: tuple[str, ...] = ()
-    where: Predicate | None = None
-    mention_episodes: tuple[str, ...] = ()
-    filter_low_quality: bool = False
-    limit: int = 100
-    candidates: int = 100
-    legs: tuple[str, ...] = ("bm25", "vector", "bfs")
-    weights: Mapping[str, float] | None = None
-    # Text the vector leg embeds when it differs from the lexical ``query``.
-    vector_query: str | None = None
-    # Vector candidates below this cosine similarity are dropped.
-    min_similarity: float | None = None
-    # The period the query names (start, end; aware datetimes, None = open): the time leg.
-    time_window: tuple[datetime | None, datetime | None] | None = None
-
-
-@dataclass
-class Hit:
-    uuid: str
-    score: float
-    relevance: float | None = None
-
-
 @dataclass
 class SearchRun:
     hits: list[Hit]
@@ -165,28 +130,18 @@ def _once(shared: Shared | None, key: Hashable, compute: Callable[[], T]) -> T:
     return compute() if shared is None else shared.once(key, compute)
 
 
-def validate(spec: SearchScope, opts: SearchOptions) -> None:
-    """The reranker rules of the spec; each error names the field to fix."""
-    if opts.reranker not in spec.rerankers:
+def validate(spec: SearchScope, opts: SearchOptions) -> rerank.Reranker:
+    """The reranker the request asks for, if the scope accepts it and the request gives
+    what it needs; each error names the field to fix."""
+    reranker = rerank.get(opts.reranker, spec.name)
+    missing = reranker.requires(opts)
+    if missing is not None:
+        asked, param = missing
+        raise InvalidRequest(f"reranker {reranker.name} requires {asked}", param=param)
+    if opts.filter_low_quality and not reranker.scores_relevance:
+        names = [n for n, r in rerank.REGISTRY.items() if r.scores_relevance]
         raise InvalidRequest(
-            f"reranker {opts.reranker!r} is not accepted by {spec.name} search"
-            f" (accepted: {', '.join(sorted(spec.rerankers))})",
-            param="reranker",
-        )
-    if opts.reranker == "mmr" and opts.mmr_lambda is None:
-        raise InvalidRequest("reranker mmr requires mmr_lambda", param="mmr_lambda")
-    if opts.reranker == "node_distance" and not opts.center_node_uuid:
-        raise InvalidRequest(
-            "reranker node_distance requires center_node_uuid", param="center_node_uuid"
-        )
-    if opts.reranker == "episode_mentions" and not opts.mention_episodes:
-        raise InvalidRequest(
-            "reranker episode_mentions requires a non-empty filters.episode_uuids",
-            param="filters.episode_uuids",
-        )
-    if opts.filter_low_quality and opts.reranker != "cross_encoder":
-        raise InvalidRequest(
-            "filter_low_quality_results is only valid with reranker cross_encoder",
+            f"filter_low_quality_results is only valid with reranker {' or '.join(names)}",
             param="filter_low_quality_results",
         )
     if opts.filter_low_quality and spec.kind is Episode:
@@ -194,6 +149,7 @@ def validate(spec: SearchScope, opts: SearchOptions) -> None:
             "filter_low_quality_results is not supported on episode search",
             param="filter_low_quality_results",
         )
+    return reranker
 
 
 @read_point.within
@@ -209,7 +165,7 @@ def search(
     """Rank records of ``spec`` owned by ``owner_uuid`` (a graph, or a memory space);
     ``shared``: what this search may share with the request's other searches for the same
     query. Its legs check the store's copies against one read point (store/read_point.py)."""
-    validate(spec, opts)
+    reranker = validate(spec, opts)
     kind = spec.kind
     graph_uuid = owner_uuid
     scope = {spec.owner_field: owner_uuid}
@@ -244,7 +200,7 @@ def search(
     if (
         vector_text.strip()
         and embedder is not None
-        and ("vector" in opts.legs or opts.reranker in ("mmr", "cross_encoder"))
+        and ("vector" in opts.legs or reranker.needs_query_vector)
     ):
         try:
             query_vector = _once(
@@ -286,10 +242,10 @@ def search(
     weights = opts.weights or spec.leg_weights or DEFAULT_LEG_WEIGHTS
     fused = rrf(legs, weights=weights, k=spec.rrf_k)
     # The legs that reorder the fused list run one after the other, each on the order the
-    # ones before it left. The cross_encoder reranker orders by relevance alone and ignores
-    # the fused order, so it gets none of them (that saves their look-ups on its path); a
-    # leg weighted 0 is not computed.
-    if opts.reranker != "cross_encoder":
+    # ones before it left. A reranker that orders by its own relevance (cross_encoder)
+    # ignores the fused order, so it gets none of them (that saves their look-ups on its
+    # path); a leg weighted 0 is not computed.
+    if not reranker.scores_relevance:
         for name, leg in _reordering_legs(store, spec, scope, opts):
             if not fused or weights.get(name, 1.0) <= 0:
                 continue
@@ -298,7 +254,10 @@ def search(
                 legs[name] = reordered
                 fused = rrf(legs, weights=weights, k=spec.rrf_k)
     fused = fused[: opts.limit]
-    ranked = _rerank(store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores)
+    given = rerank.RerankInput(
+        store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores
+    )
+    ranked = reranker.rank(given) if fused else []
     return SearchRun(hits=ranked, legs_used=list(legs), leg_scores=leg_scores)
 
 
@@ -470,99 +429,14 @@ def _answer_leg(
     return [u for u in top if u in holding]
 
 
-def _rerank(
-    store: Store,
-    cross_encoder: CrossEncoder | None,
-    spec: SearchScope,
-    graph_uuid: str,
-    opts: SearchOptions,
-    fused: list[tuple[str, float]],
-    query_vector: Vector | None,
-    leg_scores: dict[str, dict[str, float]],
-) -> list[Hit]:
-    order = [u for u, _ in fused]
-    scores = dict(fused)
-    if opts.reranker == "rrf" or not order:
-        return [Hit(u, s) for u, s in fused]
-    if opts.reranker == "mmr":
-        assert opts.mmr_lambda is not None
-        vectors = store.get_embeddings(spec.kind, graph_uuid, order)
-        picked = rerankers.mmr(order, query_vector, vectors, scores, opts.mmr_lambda)
-        return [Hit(u, s) for u, s in picked]
-    if opts.reranker == "episode_mentions":
-        wanted = set(opts.mention_episodes)
-        counts = {
-            u: float(len(wanted.intersection(eps)))
-            for u, (eps, _) in store.episodes_of(spec.kind, graph_uuid, order).items()
-        }
-        ranked = rerankers.by_key_then_rank(order, counts, descending=True)
-        return [Hit(u, counts.get(u, 0.0)) for u in ranked]
-    if opts.reranker == "node_distance":
-        return _node_distance(store, spec, graph_uuid, opts, order)
-    return _cross_encode(
-        store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores
-    )
-
-
-def _node_distance(
-    store: Store, spec: SearchScope, graph_uuid: str, opts: SearchOptions, order: list[str]
-) -> list[Hit]:
-    center = opts.center_node_uuid
-    assert center is not None
-    if store.get(Node, center, {"graph_uuid": graph_uuid}) is None:
-        raise NotFound("node", center, param="center_node_uuid")
-    if spec.kind is Edge:
-        edges = store.find(Edge, {"graph_uuid": graph_uuid, "uuid": order})
-        ends = {e.uuid: (e.source_node_uuid, e.target_node_uuid) for e in edges}
-        wanted = {n for pair in ends.values() for n in pair}
-    else:
-        ends = {u: (u, u) for u in order}
-        wanted = set(order)
-    distances = graph.hop_distances(
-        store, graph_uuid, [center], max_depth=64, stop_when_found=wanted
-    )
-    hops = {
-        u: float(min(distances.get(a, 10**9), distances.get(b, 10**9)))
-        for u, (a, b) in ends.items()
-    }
-    hops = {u: d for u, d in hops.items() if d < 10**9}
-    ranked = rerankers.by_key_then_rank(order, hops, descending=False)
-    # Closer is better: score 1 / (1 + hops); unreachable results score 0 and come last.
-    return [Hit(u, 1.0 / (1.0 + hops[u]) if u in hops else 0.0) for u in ranked]
-
-
-def _cross_encode(
-    store: Store,
-    cross_encoder: CrossEncoder | None,
-    spec: SearchScope,
-    owner_uuid: str,
-    opts: SearchOptions,
-    fused: list[tuple[str, float]],
-    query_vector: Vector | None,
-    leg_scores: dict[str, dict[str, float]],
-) -> list[Hit]:
-    order = [u for u, _ in fused]
-    relevance: list[float] | None
-    if cross_encoder is not None:
-        records = {
-            r.uuid: r for r in store.find(spec.kind, {spec.owner_field: owner_uuid, "uuid": order})
-        }
-        present = [u for u in order if u in records]
-        relevance = cross_encoder.score(opts.query, [text_of(records[u]) for u in present])
-    else:
-        present = order
-        relevance = rerankers.HybridScorer().score(
-            present,
-            leg_scores.get("bm25", {}),
-            query_vector,
-            store.get_embeddings(spec.kind, owner_uuid, present),
-        )
-    if relevance is None:
-        log.warning("cross-encoder could not score; keeping the retrieved order")
-        return [Hit(u, s) for u, s in fused]
-    scored = dict(zip(present, relevance, strict=True))
-    ranked = rerankers.by_key_then_rank(present, scored, descending=True)
-    hits = [Hit(u, scored[u], relevance=scored[u]) for u in ranked]
-    if opts.filter_low_quality:
-        hits = hits[: quality.kept([h.relevance or 0.0 for h in hits])]
-    return hits
+__all__ = [
+    "DEFAULT_LEG_WEIGHTS",
+    "Hit",
+    "InvalidRequest",
+    "Reranker",
+    "SearchOptions",
+    "SearchRun",
+    "Shared",
+    "search",
+    "validate",
+]

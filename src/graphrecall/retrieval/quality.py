@@ -8,7 +8,7 @@ below the straight line from the first result to the last; it and everything aft
 A curve with no knee that far below the line (``MIN_KNEE``: a straight or bulging curve,
 where no result stands out as the start of a tail) keeps every result.
 
-Scores are the reranker's calibrated relevance in [0, 1] (retrieval/rerankers.py), so
+Scores are the reranker's calibrated relevance in [0, 1] (retrieval/rerank/), so
 "0.9" is on the scale every scope shares.
 """
 

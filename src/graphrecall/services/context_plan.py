@@ -26,6 +26,7 @@ from graphrecall.domain.models import (
 from graphrecall.retrieval import engine
 from graphrecall.retrieval.engine import Hit, SearchOptions
 from graphrecall.retrieval.filters import Filters, to_predicate
+from graphrecall.retrieval.rerank import cross_encoder
 from graphrecall.services.context import Context
 from graphrecall.services.context_block import (
     Item,
@@ -361,7 +362,7 @@ class Plan:
         """The retrieval core's ranking of ``kind`` for the query, on the shared scale."""
         opts = SearchOptions(
             query=self.query,
-            reranker="cross_encoder",
+            reranker=cross_encoder.RERANKER.name,  # relevance on one scale for every kind
             where=where,
             limit=limit,
             candidates=max(limit, CANDIDATES),

@@ -23,6 +23,7 @@ from graphrecall.domain.models import Graph, Project, Record
 from graphrecall.retrieval import cursors, engine
 from graphrecall.retrieval.engine import Hit, SearchOptions
 from graphrecall.retrieval.filters import Filters, to_predicate
+from graphrecall.retrieval.request import DEFAULT_RERANKER
 from graphrecall.services import graphs
 from graphrecall.services.context import Context
 from graphrecall.services.relative_time import interpret, names_a_time
@@ -36,7 +37,7 @@ _PAGES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graphrecall-page"
 @dataclass(frozen=True)
 class SearchParams:
     query: str
-    reranker: str = "rrf"
+    reranker: str = DEFAULT_RERANKER
     mmr_lambda: float | None = None
     center_node_uuid: str | None = None
     bfs_origin_node_uuids: tuple[str, ...] = ()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -10,7 +10,16 @@ from graphrecall.domain import limits
 from graphrecall.domain.inputs import Direction
 from graphrecall.domain.predicates import Predicate
 from graphrecall.retrieval import filters as filter_language
+from graphrecall.retrieval import rerank
 from graphrecall.retrieval.filters import Target
+from graphrecall.retrieval.request import DEFAULT_RERANKER
+
+# The rerankers' names come from their registry (retrieval/rerank): pydantic validates a
+# request against them and the OpenAPI schema lists them.
+if TYPE_CHECKING:
+    RerankerName = str
+else:
+    RerankerName = Literal[rerank.NAMES]
 
 
 class Body(BaseModel):
@@ -84,7 +93,7 @@ class ProjectUpdateBody(Body):
 
 class SearchBody(FilteredListBody):
     query: str = Field(max_length=8192)
-    reranker: Literal["rrf", "mmr", "node_distance", "episode_mentions", "cross_encoder"] = "rrf"
+    reranker: RerankerName = DEFAULT_RERANKER
     mmr_lambda: float | None = Field(default=None, ge=0.0, le=1.0)
     center_node_uuid: str | None = None
     bfs_origin_node_uuids: list[str] | None = Field(default=None, max_length=5)
