@@ -151,9 +151,6 @@ class _Tok:
     value: Any = None
 
 
-_VERBOSE_NOISE = re.compile(r"\\.|#[^\n]*|\s+")
-
-
 def _keep_escapes(match: re.Match[str]) -> str:
     return match.group(0) if match.group(0).startswith("\\") else ""
 

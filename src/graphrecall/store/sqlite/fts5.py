@@ -68,11 +68,6 @@ def varints(blob: bytes) -> list[int]:
     return values
 
 
-def _varints(blob: bytes) -> int:
-    """The sum of the SQLite varints in ``blob``: a row's token count over its columns."""
-    return sum(varints(blob))
-
-
 def row_length(blob: bytes) -> int:
     """A row's token count over its columns, from its ``_docsize`` record."""
     return sum(varints(blob))
