@@ -233,47 +233,6 @@ def pg_bytes(url: str) -> int:
 BUILT_MARK = "bench.built"
 
 
-def pg_bulk_load(url: str, *, start: bool) -> None:
-    """A PostgreSQL build loads its schema in bulk: the per-row lexical triggers are off
-    and the HNSW indexes dropped while it loads (each row would update every one of its
-    terms' count rows, each vector walk the graph: the 100k build ran at ~30 rows/s);
-    at the end the counts the triggers keep are computed at once from the rows (only
-    inserts happened, so they are the same) and the indexes built as migration 6 does."""
-    import psycopg
-
-    from graphrecall.domain.scopes import TEXT_TABLES
-    from graphrecall.store.postgres.migrations import VECTOR_TABLES, hnsw_index
-
-    server, schema = _pg_schema(url)
-    with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(f"SET search_path TO {schema}, public")
-        if start:
-            for table in TEXT_TABLES:
-                conn.execute(f"ALTER TABLE {table} DISABLE TRIGGER {table}_lex_insert")
-            for table in VECTOR_TABLES:
-                conn.execute(f"DROP INDEX IF EXISTS embeddings_hnsw_{table}")
-            return
-        conn.execute("SET maintenance_work_mem = '512MB'")
-        with conn.transaction():
-            for table in TEXT_TABLES:
-                conn.execute("DELETE FROM lexical_totals WHERE tbl = %s", [table])
-                conn.execute(
-                    "INSERT INTO lexical_totals SELECT %s, count(*), coalesce(sum(lex_len), 0)"
-                    f" FROM {table} HAVING count(*) > 0",
-                    [table],
-                )
-                conn.execute("DELETE FROM lexical_terms WHERE tbl = %s", [table])
-                conn.execute(
-                    "INSERT INTO lexical_terms SELECT %s, k, count(*)"
-                    f" FROM {table}, jsonb_object_keys(lex_tf) k GROUP BY k",
-                    [table],
-                )
-                conn.execute(f"ALTER TABLE {table} ENABLE TRIGGER {table}_lex_insert")
-        for table in VECTOR_TABLES:
-            conn.execute(hnsw_index(table))
-        conn.execute("ANALYZE")
-
-
 def _records(graph: SyntheticGraph, kind: type[Record]) -> Sequence[Record]:
     if kind is Edge:
         return graph.edges
@@ -307,38 +266,38 @@ def _build(
         f" edges, {len(graph.episodes):,} episodes (generated in {generate_s:.1f} s)"
     )
     store = open_store(url if url is not None else tmp)
-    if url is not None:
-        pg_bulk_load(url, start=True)
     try:
-        started = time.perf_counter()
-        with store.transaction():
-            store.insert([graph.project, graph.user, graph.graph, *graph.threads])
-        nodes, messages = _searchable(graph)
-        for kind, records in ((Node, nodes), (Episode, messages), (Edge, graph.edges)):
-            label = f"[{size:,}] inserting {kind.__name__.lower()}s"
-            _insert(store, records, label, log, INSERT_CHUNK if url is None else PG_INSERT_CHUNK)
-        with store.transaction():
-            for node_uuid, episodes in graph.node_links.items():
-                store.link_episodes(Node, graph.graph.uuid, node_uuid, episodes)
-            for edge_uuid, episodes in graph.edge_links.items():
-                store.link_episodes(Edge, graph.graph.uuid, edge_uuid, episodes)
-        insert_s = time.perf_counter() - started
-        log(f"[{size:,}] inserted records and provenance links in {insert_s:.1f} s")
+        with store.maintenance.bulk_load():
+            started = time.perf_counter()
+            with store.transaction():
+                store.insert([graph.project, graph.user, graph.graph, *graph.threads])
+            nodes, messages = _searchable(graph)
+            for kind, records in ((Node, nodes), (Episode, messages), (Edge, graph.edges)):
+                label = f"[{size:,}] inserting {kind.__name__.lower()}s"
+                _insert(
+                    store, records, label, log, INSERT_CHUNK if url is None else PG_INSERT_CHUNK
+                )
+            with store.transaction():
+                for node_uuid, episodes in graph.node_links.items():
+                    store.link_episodes(Node, graph.graph.uuid, node_uuid, episodes)
+                for edge_uuid, episodes in graph.edge_links.items():
+                    store.link_episodes(Edge, graph.graph.uuid, edge_uuid, episodes)
+            insert_s = time.perf_counter() - started
+            log(f"[{size:,}] inserted records and provenance links in {insert_s:.1f} s")
 
-        embedder = runtime.minilm()
-        embed_s, embedded, derive_s = 0.0, 0, 0.0
-        vectors = vector_counts(graph, embed_cap)
-        for embedded_kind in KINDS:
-            real = vectors[embedded_kind.__name__.lower()]["real"]
-            of_kind = _records(graph, embedded_kind)
-            seconds, count, derived_s = _embed(
-                store, embedder, embedded_kind, of_kind, real, graph, out_dir, log
-            )
-            embed_s += seconds
-            embedded += count
-            derive_s += derived_s
+            embedder = runtime.minilm()
+            embed_s, embedded, derive_s = 0.0, 0, 0.0
+            vectors = vector_counts(graph, embed_cap)
+            for embedded_kind in KINDS:
+                real = vectors[embedded_kind.__name__.lower()]["real"]
+                of_kind = _records(graph, embedded_kind)
+                seconds, count, derived_s = _embed(
+                    store, embedder, embedded_kind, of_kind, real, graph, out_dir, log
+                )
+                embed_s += seconds
+                embedded += count
+                derive_s += derived_s
         if url is not None:
-            pg_bulk_load(url, start=False)
             store.setting(BUILT_MARK, "1")  # first read stores it: the build is whole
     finally:
         store.close()

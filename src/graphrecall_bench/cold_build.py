@@ -10,8 +10,8 @@ meaning. The benchmark measures latency, not recall.
 
 With ``db`` (a ``postgresql://`` URL) the same graphs go straight into a schema of their
 own on that server (``bench_cold_u<users>_f<facts>_s<seed>_g<generator>``), loaded in bulk
-as ``bench/build.py`` loads one (``pg_bulk_load``), marked built at the end and reused
-while the mark is there (the users and stats are kept in ``OUT/<stem>.postgres.json``).
+as ``build.py`` loads one (the store's ``maintenance.bulk_load``), marked built at the end
+and reused while the mark is there (the users and stats are kept in ``OUT/<stem>.postgres.json``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from graphrecall_bench.build import (
     derive_vectors,
     is_postgres,
     pg_built,
-    pg_bulk_load,
     pg_bytes,
     reset_schema,
     shown_url,
@@ -143,57 +142,55 @@ def _build(
     made: list[ColdUser] = []
     counts = {"edges": 0, "nodes": 0, "episodes": 0}
     store = open_store(tmp if url is None else url)
-    if url is not None:
-        pg_bulk_load(url, start=True)
     try:
-        with store.transaction():
-            store.insert([project])
-        for start in range(0, users, USERS_PER_TRANSACTION):
+        with store.maintenance.bulk_load():
             with store.transaction():
-                for i in range(start, min(users, start + USERS_PER_TRANSACTION)):
-                    graph = first if i == 0 else generate(facts, user_seed(seed, i))
-                    user_id = f"user-{i:05d}"
-                    user = graph.user.model_copy(
-                        update={
-                            "project_uuid": project.uuid,
-                            "user_id": user_id,
-                            "email": f"{user_id}@example.com",
-                        }
-                    )
-                    moved: dict[str, Any] = {"project_uuid": project.uuid}
-                    store.insert(
-                        [
-                            user,
-                            graph.graph.model_copy(update=moved),
-                            *(t.model_copy(update=moved) for t in graph.threads),
-                        ]
-                    )
-                    nodes, messages = _searchable(graph)
-                    store.insert([*nodes, *messages, *graph.edges])
-                    owner = graph.graph.uuid
-                    for node_uuid, episodes in graph.node_links.items():
-                        store.link_episodes(Node, owner, node_uuid, episodes)
-                    for edge_uuid, episodes in graph.edge_links.items():
-                        store.link_episodes(Edge, owner, edge_uuid, episodes)
-                    for kind in KINDS:
-                        records = _records(graph, kind)
-                        pool = np.asarray(real[kind], dtype=np.float32)
-                        matrix = (
-                            pool
-                            if i == 0
-                            else derive_vectors(pool, len(records), user_seed(seed, i), kind)
+                store.insert([project])
+            for start in range(0, users, USERS_PER_TRANSACTION):
+                with store.transaction():
+                    for i in range(start, min(users, start + USERS_PER_TRANSACTION)):
+                        graph = first if i == 0 else generate(facts, user_seed(seed, i))
+                        user_id = f"user-{i:05d}"
+                        user = graph.user.model_copy(
+                            update={
+                                "project_uuid": project.uuid,
+                                "user_id": user_id,
+                                "email": f"{user_id}@example.com",
+                            }
                         )
-                        store.set_embeddings(
-                            kind, owner, [(r.uuid, matrix[j]) for j, r in enumerate(records)]
+                        moved: dict[str, Any] = {"project_uuid": project.uuid}
+                        store.insert(
+                            [
+                                user,
+                                graph.graph.model_copy(update=moved),
+                                *(t.model_copy(update=moved) for t in graph.threads),
+                            ]
                         )
-                    counts["edges"] += len(graph.edges)
-                    counts["nodes"] += len(graph.nodes)
-                    counts["episodes"] += len(graph.episodes)
-                    query = make_queries(graph, 1, seed)[0].text
-                    made.append(ColdUser(user_id, owner, query))
-            log(f"built {min(users, start + USERS_PER_TRANSACTION):,}/{users:,} users")
+                        nodes, messages = _searchable(graph)
+                        store.insert([*nodes, *messages, *graph.edges])
+                        owner = graph.graph.uuid
+                        for node_uuid, episodes in graph.node_links.items():
+                            store.link_episodes(Node, owner, node_uuid, episodes)
+                        for edge_uuid, episodes in graph.edge_links.items():
+                            store.link_episodes(Edge, owner, edge_uuid, episodes)
+                        for kind in KINDS:
+                            records = _records(graph, kind)
+                            pool = np.asarray(real[kind], dtype=np.float32)
+                            matrix = (
+                                pool
+                                if i == 0
+                                else derive_vectors(pool, len(records), user_seed(seed, i), kind)
+                            )
+                            store.set_embeddings(
+                                kind, owner, [(r.uuid, matrix[j]) for j, r in enumerate(records)]
+                            )
+                        counts["edges"] += len(graph.edges)
+                        counts["nodes"] += len(graph.nodes)
+                        counts["episodes"] += len(graph.episodes)
+                        query = make_queries(graph, 1, seed)[0].text
+                        made.append(ColdUser(user_id, owner, query))
+                log(f"built {min(users, start + USERS_PER_TRANSACTION):,}/{users:,} users")
         if url is not None:
-            pg_bulk_load(url, start=False)
             store.setting(BUILT_MARK, "1")  # first read stores it: the build is whole
         while store.maintenance.compact_text_indexes():
             pass

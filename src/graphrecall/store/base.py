@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
@@ -381,6 +381,13 @@ class Maintenance:
         searches find them (copies read whole are never waited for). False when one is
         still being read after ``timeout`` seconds."""
         return True
+
+    def bulk_load(self) -> AbstractContextManager[None]:
+        """A load of many records (benchmark builds): inside it the per-row upkeep of the
+        indexes may be suspended, and on leaving it what that upkeep keeps is computed from
+        the rows at once. Only inserts may happen inside it; searches after it answer as if
+        every row had been inserted one by one. A backend with no such upkeep does nothing."""
+        return nullcontext()
 
     def warm(self, field: str, owner_uuid: str) -> dict[str, int]:
         """Load now the in-memory copies a search of one owner reads (``field`` names

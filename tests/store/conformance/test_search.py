@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 import pytest
 
 from graphrecall.domain import predicates as p
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode, Memory, Node, Observation, Record
-from graphrecall.store import Store
+from graphrecall.store import Store, open_store
 from graphrecall.store.base import Bm25, Vector
-from tests.store.conformance.records import edge, episode, memory, node, observation, unit
+from tests.store.conformance.records import (
+    edge,
+    episode,
+    memory,
+    node,
+    observation,
+    unit,
+    uuids,
+)
 
 
 def facts(store: Store, graph: str, texts: list[str], **fields: object) -> list[Edge]:
@@ -395,3 +405,43 @@ def test_a_memory_id_is_unique_per_space_only(store: Store) -> None:
     assert store.get(Memory, shared, {"space_uuid": b}) == theirs
     assert store.get_embeddings(Memory, b, [shared]).keys() == {shared}
     assert store.missing_embeddings(Memory, a) == []
+
+
+# -- bulk loads ----------------------------------------------------------------------------
+
+
+def test_a_bulk_load_searches_as_rows_inserted_one_by_one(store_url: str) -> None:
+    """``maintenance.bulk_load`` (benchmark builds) may suspend per-row index upkeep; the
+    rows it loads must rank as the same rows loaded the ordinary way, lexically and by
+    vector, and so must rows added after it."""
+    texts = ["Ada drinks green tea", "Bo drinks coffee daily", "tea with Ada in Lisbon"]
+    vectors = [unit([1, 0, 0, 0]), unit([0, 1, 0, 0]), unit([1, 1, 0, 0])]
+    answers = []
+    for bulk in (False, True):
+        # A second, empty store beside the fixture's: its file, or its schema + "1".
+        url = store_url.replace(".db", "-bulk.db") if bulk else store_url
+        url = url + "1" if bulk and url.startswith("postgresql") else url
+        store = open_store(url)
+        try:
+            g = new_id()
+            a, b = node(g, "a"), node(g, "b")
+            records = [edge(g, a, b, text) for text in texts]
+            with store.maintenance.bulk_load() if bulk else nullcontext():
+                store.insert([a, b, *records])
+                store.set_embeddings(Edge, g, list(zip(uuids(records), vectors, strict=True)))
+            later = edge(g, a, b, "Ada brews tea at dawn")
+            store.insert([later])
+            store.set_embeddings(Edge, g, [(later.uuid, unit([1, 0, 1, 0]))])
+            order = {u: i for i, u in enumerate(uuids([*records, later]))}
+            lexical = store.text_search(Edge, {"graph_uuid": g}, ["ada", "tea"])
+            nearest = store.vector_search(Edge, g, unit([1, 0.2, 0, 0]), scope={"graph_uuid": g})
+            answers.append(
+                (
+                    [(order[u], round(s, 6)) for u, s in lexical],
+                    [(order[u], round(s, 6)) for u, s in nearest],
+                )
+            )
+        finally:
+            store.close()
+    assert answers[0] == answers[1]
+    assert len(answers[0][0]) == 3 and len(answers[0][1]) == 4

@@ -54,7 +54,7 @@ class PostgresStore(AssembledStore):
             text=self._lexical,
             queue=PostgresQueue(self.db),
             cursors=SqlCursors(self.db, "%s"),
-            maintenance=PostgresMaintenance(self._lexical, self._pgvectors.copies),
+            maintenance=PostgresMaintenance(self.db, self._lexical, self._pgvectors.copies),
         )
 
     def close(self) -> None:
