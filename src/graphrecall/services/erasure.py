@@ -13,6 +13,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from graphrecall.domain import predicates as p
 from graphrecall.domain.models import (
     DocumentSummary,
     Edge,
@@ -25,6 +26,7 @@ from graphrecall.domain.models import (
     Record,
     Task,
     ThreadSummary,
+    WebhookDelivery,
 )
 from graphrecall.domain.scopes import TABLES
 from graphrecall.services import tasks
@@ -53,6 +55,20 @@ def mark(ctx: Context, kinds: Iterable[type[Record]]) -> None:
     mark commits with the delete, so a crash before :func:`erase` leaves it for the
     store's next open)."""
     ctx.store.maintenance.mark_erasure([TABLES[kind] for kind in kinds])
+
+
+def drop_graph_events(ctx: Context, project_uuid: str, graph_uuid: str) -> None:
+    """Inside the transaction deleting a graph (or its user): the webhook events about it,
+    delivered or not, go too (they name the graph and its user's id); marked."""
+    about = ctx.store.find(
+        WebhookDelivery,
+        {"project_uuid": project_uuid},
+        where=p.JsonPath("payload", "graph_uuid", "eq", graph_uuid),
+    )
+    for start in range(0, len(about), 500):
+        chunk = [d.uuid for d in about[start : start + 500]]
+        ctx.store.delete(WebhookDelivery, {"project_uuid": project_uuid, "uuid": chunk})
+    mark(ctx, (WebhookDelivery,))
 
 
 def erase(ctx: Context, what: str, uuid: str) -> dict[str, Any]:

@@ -169,6 +169,7 @@ def delete_graph(ctx: Context, project: Project, graph_uuid: str) -> Task:
     with ctx.store.transaction():
         purge_graph_data(ctx, graph.uuid)
         ctx.store.delete(Graph, {"uuid": graph.uuid, "project_uuid": project.uuid})
+        erasure.drop_graph_events(ctx, project.uuid, graph.uuid)
         erasure.mark(ctx, (Graph,))
     return erasure.completed(ctx, project.uuid, graph.uuid, "graph.delete", "graph", graph.uuid)
 

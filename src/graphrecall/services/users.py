@@ -148,5 +148,6 @@ def delete_user(ctx: Context, project: Project, user_uuid: str) -> Task:
         ctx.store.delete(Graph, {"uuid": user.graph_uuid, "project_uuid": project.uuid})
         ctx.store.delete(User, {"uuid": user.uuid, "project_uuid": project.uuid})
         ctx.store.delete(UserGroupMember, {"project_uuid": project.uuid, "user_uuid": user.uuid})
+        erasure.drop_graph_events(ctx, project.uuid, user.graph_uuid)
         erasure.mark(ctx, (Thread, Graph, User, UserGroupMember))
     return erasure.completed(ctx, project.uuid, user.graph_uuid, "user.delete", "user", user.uuid)
