@@ -120,6 +120,7 @@ class SQLiteMaintenance(Maintenance):
                     fts = f"{table}_fts"
                     self.db.conn.execute(f"INSERT INTO {fts}({fts}) VALUES ('optimize')")
             removed = self._text.indexes.forget(merged)
+            self._text.save_again(removed)
             if tables:
                 with self.db.transaction():
                     self.db.conn.executemany(
