@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     # A worker holds each claimed task for this long, renewing it while it works; a task
     # whose holder stopped renewing (a killed process) is taken again after it expires.
     task_lease_seconds: float = Field(default=60.0, ge=2.0, le=86400.0)
+    # How long a deleted memory's history (memory.history, memory.revert) is kept; 0, the
+    # default: erased with the memory (docs/memory-engine.md, docs/security.md).
+    deleted_history_seconds: int = Field(default=0, ge=0, le=10 * 365 * 86400)
     log_level: Literal["debug", "info", "warning", "error", "critical"] = "info"
     # Slow clients (docs/security.md): seconds to send a request's headers, to send its
     # body, and to start the next request on a kept-alive connection; and the most

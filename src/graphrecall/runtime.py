@@ -28,6 +28,7 @@ from graphrecall.ingest.worker import Worker
 from graphrecall.ml.cross_encoder import CrossEncoder, load_cross_encoder
 from graphrecall.ml.embedder import Embedder, MiniLMEmbedder
 from graphrecall.ml.extraction import Extractor
+from graphrecall.services import memory_writes
 from graphrecall.services.context import Context
 from graphrecall.store import Store, location, matrix_cache, open_store
 from graphrecall.store.schema import shown
@@ -261,7 +262,10 @@ def build(
             embedder=models.embedder,
             wake_worker=worker.wake,
             cross_encoder=models.cross_encoder,
+            deleted_history_seconds=settings.deleted_history_seconds,
         )
+        # A deleted memory's history is erased once its retention window has passed.
+        worker.idle_jobs.append(lambda: memory_writes.expire_deleted_history(context))
     except BaseException:
         store.close()
         raise

@@ -104,8 +104,13 @@ def create_app(
         finally:
             if owned:
                 rt.close()
-            elif run_worker:
-                rt.worker.stop()
+            else:
+                if run_worker:
+                    rt.worker.stop()
+                # The owner may never close the store: uvicorn re-raises the SIGTERM it
+                # caught once it has stopped, which ends `serve` before its cleanup. So
+                # a stopping server erases what is marked and empties the WAL here.
+                _finish_erasure(store)
 
     app = FastAPI(
         title="graphrecall",
@@ -153,6 +158,14 @@ def create_app(
     app.add_middleware(RequestContext, body_timeout=rt.settings.http_body_timeout)
     openapi.install(app)
     return app
+
+
+def _finish_erasure(store: Store) -> None:
+    """At shutdown: what deletes marked is erased, and SQLite's WAL emptied."""
+    try:
+        store.maintenance.erase()
+    except Exception:  # the next open finishes it
+        log.warning("erasure at shutdown did not finish", exc_info=True)
 
 
 def _start_store_copies(store: Store, done: threading.Event) -> None:

@@ -27,6 +27,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -81,6 +82,8 @@ RUN_EPISODES = 256
 # live work, and a live task for the same graph waits for it.
 BACKGROUND_RUN_TASKS = 2
 LEASE_SECONDS = 60.0
+# How often an idle worker runs the idle jobs (Worker.idle_jobs).
+IDLE_JOB_SECONDS = 10.0
 # This process's name on the leases it holds (threads of one process share it).
 PROCESS_OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
@@ -221,6 +224,10 @@ class Worker:
         self._held: set[str] = set()  # uuids of the tasks this process is doing
         self._held_lock = threading.Lock()
         self.done = 0  # tasks this worker finished (for the CLI and tests)
+        # Upkeep the layers above add (runtime.py: erasing expired memory histories),
+        # run while idle at most every IDLE_JOB_SECONDS.
+        self.idle_jobs: list[Callable[[], object]] = []
+        self._idle_jobs_at = 0.0
 
     def start(self) -> None:
         self._stop.clear()
@@ -323,6 +330,13 @@ class Worker:
         if not self._maintenance.acquire(blocking=False):
             return False
         try:
+            if self.idle_jobs and time.monotonic() >= self._idle_jobs_at:
+                self._idle_jobs_at = time.monotonic() + IDLE_JOB_SECONDS
+                for job in self.idle_jobs:
+                    try:
+                        job()
+                    except Exception:
+                        log.exception("idle job %s failed", job)
             if self.store.maintenance.compact_text_indexes():
                 return True
             self.store.maintenance.refresh_text_indexes()  # writes and their compaction are done

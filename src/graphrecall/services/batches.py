@@ -27,6 +27,7 @@ from graphrecall.domain.models import (
 )
 from graphrecall.ingest import batches as background
 from graphrecall.ingest.batches import Progress
+from graphrecall.services import erasure
 from graphrecall.services.context import Context
 
 Target = tuple[Graph, User | None, Thread | None]
@@ -266,3 +267,5 @@ def delete_batch(ctx: Context, project: Project, batch_uuid: str) -> None:
     with ctx.store.transaction():
         ctx.store.delete(BatchItem, {"batch_uuid": batch.uuid, "project_uuid": project.uuid})
         ctx.store.delete(Batch, {"uuid": batch.uuid, "project_uuid": project.uuid})
+        erasure.mark(ctx, (BatchItem, Batch))  # its items' text
+    erasure.erase(ctx, "batch", batch.uuid)

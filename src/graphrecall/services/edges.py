@@ -12,7 +12,7 @@ from graphrecall.domain.models import Edge, Graph, Node, Page, PageRequest, Proj
 from graphrecall.domain.predicates import Predicate
 from graphrecall.ingest import graph_writes
 from graphrecall.ingest.embedding import embed_records
-from graphrecall.services import graphs, nodes, tasks
+from graphrecall.services import erasure, graphs, nodes, tasks
 from graphrecall.services.context import Context
 
 
@@ -185,4 +185,7 @@ def delete_edge(ctx: Context, project: Project, graph_uuid: str, edge_uuid: str)
     edge = get_edge(ctx, project, graph_uuid, edge_uuid)
     with ctx.store.transaction():
         graph_writes.delete_edges(ctx.store, edge.graph_uuid, {"uuid": edge.uuid})
-        return tasks.completed(ctx, project.uuid, edge.graph_uuid, "graph.edge.delete")
+        erasure.mark(ctx, erasure.GRAPH_KINDS)
+    return erasure.completed(
+        ctx, project.uuid, edge.graph_uuid, "graph.edge.delete", "edge", edge.uuid
+    )

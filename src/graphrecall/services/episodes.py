@@ -20,7 +20,7 @@ from graphrecall.domain.models import (
 )
 from graphrecall.domain.predicates import Predicate
 from graphrecall.ingest import graph_writes
-from graphrecall.services import graphs, tasks
+from graphrecall.services import erasure, graphs, tasks
 from graphrecall.services.context import Context
 
 
@@ -128,9 +128,16 @@ def delete_episode(ctx: Context, project: Project, graph_uuid: str, episode_uuid
             ctx.store.delete(
                 Node, {"uuid": [n for n, d in degrees.items() if d == 0], "graph_uuid": graph_uuid}
             )
-        return tasks.completed(
-            ctx, project.uuid, graph_uuid, "graph.episode.delete", {"episode_uuid": episode.uuid}
-        )
+        erasure.mark(ctx, erasure.GRAPH_KINDS)
+    return erasure.completed(
+        ctx,
+        project.uuid,
+        graph_uuid,
+        "graph.episode.delete",
+        "episode",
+        episode.uuid,
+        {"episode_uuid": episode.uuid},
+    )
 
 
 def _sole_supported(

@@ -14,25 +14,16 @@ from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.inputs import GraphCreate, GraphUpdate
 from graphrecall.domain.models import (
-    DocumentSummary,
-    Edge,
-    Episode,
-    EpisodeDebugLog,
     Graph,
-    Hyperedge,
-    IngestionTrace,
-    Node,
-    Observation,
     Page,
     PageRequest,
     Project,
     Task,
     Thread,
-    ThreadSummary,
     User,
 )
 from graphrecall.ingest.clone import CLONE_TASK
-from graphrecall.services import tasks
+from graphrecall.services import erasure, tasks
 from graphrecall.services.context import Context
 from graphrecall.services.projects import check_time_zone
 
@@ -162,19 +153,11 @@ def clone_graph(ctx: Context, project: Project, graph_uuid: str) -> tuple[Graph,
 
 def purge_graph_data(ctx: Context, graph_uuid: str) -> None:
     """Delete everything stored in a graph (inside the caller's transaction). Plain
-    deletes: no record whose search columns they would move is left."""
-    for kind in (
-        Edge,
-        Hyperedge,
-        Node,
-        Episode,
-        Observation,
-        ThreadSummary,
-        DocumentSummary,
-        EpisodeDebugLog,
-        IngestionTrace,
-    ):
+    deletes: no record whose search columns they would move is left. Marked for
+    erasure (services/erasure.py)."""
+    for kind in erasure.GRAPH_KINDS:
         ctx.store.delete(kind, {"graph_uuid": graph_uuid})
+    erasure.mark(ctx, erasure.GRAPH_KINDS)
 
 
 def delete_graph(ctx: Context, project: Project, graph_uuid: str) -> Task:
@@ -186,7 +169,9 @@ def delete_graph(ctx: Context, project: Project, graph_uuid: str) -> Task:
     with ctx.store.transaction():
         purge_graph_data(ctx, graph.uuid)
         ctx.store.delete(Graph, {"uuid": graph.uuid, "project_uuid": project.uuid})
-        return tasks.completed(ctx, project.uuid, graph.uuid, "graph.delete")
+        erasure.drop_graph_events(ctx, project.uuid, graph.uuid)
+        erasure.mark(ctx, (Graph,))
+    return erasure.completed(ctx, project.uuid, graph.uuid, "graph.delete", "graph", graph.uuid)
 
 
 def warm_graph(ctx: Context, project: Project, graph_uuid: str) -> Task:

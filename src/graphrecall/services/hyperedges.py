@@ -24,7 +24,7 @@ from graphrecall.domain.models import (
     Task,
 )
 from graphrecall.ingest import graph_writes
-from graphrecall.services import edges, graphs, tasks
+from graphrecall.services import edges, erasure, graphs, tasks
 from graphrecall.services.context import Context
 
 ADD_TASK = "graph.hyperedge.add"
@@ -205,7 +205,10 @@ def delete_hyperedge(ctx: Context, project: Project, graph_uuid: str, hyperedge_
     graph = view.hyperedge.graph_uuid
     with ctx.store.transaction():
         graph_writes.delete_edges(ctx.store, graph, {"hyperedge_uuid": view.hyperedge.uuid})
-        return tasks.completed(ctx, project.uuid, graph, "graph.hyperedge.delete")
+        erasure.mark(ctx, erasure.GRAPH_KINDS)
+    return erasure.completed(
+        ctx, project.uuid, graph, "graph.hyperedge.delete", "hyperedge", view.hyperedge.uuid
+    )
 
 
 def create_member(
@@ -252,4 +255,7 @@ def delete_member(
         raise NotFound("hyperedge member edge", edge_uuid, param="edge_uuid")
     with ctx.store.transaction():
         graph_writes.delete_edges(ctx.store, graph, {"uuid": edge_uuid})
-        return tasks.completed(ctx, project.uuid, graph, "graph.hyperedge.delete_edge")
+        erasure.mark(ctx, erasure.GRAPH_KINDS)
+    return erasure.completed(
+        ctx, project.uuid, graph, "graph.hyperedge.delete_edge", "edge", edge_uuid
+    )

@@ -41,6 +41,8 @@ from graphrecall.services.memory_writes import (
     after,
     check_slot,
     commit,
+    erased,
+    forget,
     named,
     new_version,
     record,
@@ -224,8 +226,8 @@ def delete(ctx: Context, caller: Caller, memory_id: str, *, param: str = "id") -
     with ctx.store.transaction():
         memory = get(ctx, caller, memory_id, param=param)
         ctx.store.delete(Memory, {"uuid": memory.uuid, "space_uuid": caller.space.uuid})
-        record(write, memory, "delete")
-        commit(ctx, write)
+        forget(ctx, write, [memory])
+    erased(ctx, write, [memory])
 
 
 def delete_by_path(ctx: Context, caller: Caller, path: str) -> None:

@@ -20,6 +20,8 @@ from graphrecall.services.memory_writes import (
     Write,
     after,
     commit,
+    erased,
+    forget,
     new_version,
     record,
     rehash,
@@ -165,19 +167,19 @@ def delete_tree(ctx: Context, caller: Caller, tree_path: str, dry_run: bool) -> 
         if dry_run or not rows:
             return len(rows)
         _delete_all(ctx, write, rows)
+    erased(ctx, write, rows)
     return len(rows)
 
 
 def _delete_all(ctx: Context, write: Write, rows: Sequence[Memory]) -> None:
-    """Delete ``rows`` (inside the caller's transaction), each recorded in history."""
+    """Delete ``rows`` (inside the caller's transaction), with their history unless a
+    retention window keeps it (``forget``); the caller erases them once committed."""
     ids = [m.uuid for m in rows]
     for start in range(0, len(ids), 500):
         ctx.store.delete(
             Memory, {"uuid": ids[start : start + 500], "space_uuid": write.caller.space.uuid}
         )
-    for memory in rows:
-        record(write, memory, "delete")
-    commit(ctx, write)
+    forget(ctx, write, rows)
 
 
 def delete_orphans(
@@ -219,4 +221,5 @@ def delete_orphans(
         if dry_run or not orphans:
             return orphans
         _delete_all(ctx, write, orphans)
+    erased(ctx, write, orphans)
     return orphans

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -19,7 +20,7 @@ from graphrecall.domain.errors import BadRequest, Conflict
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Memory, MemoryEvent
 from graphrecall.domain.tree_paths import split_named, to_stored
-from graphrecall.services import tasks
+from graphrecall.services import erasure, tasks
 from graphrecall.services.context import Context
 from graphrecall.services.spaces import Caller
 
@@ -182,6 +183,79 @@ def _expired_events(ctx: Context, write: Write) -> list[str]:
         limit=500,
     )
     return [e.uuid for e in old]
+
+
+def forget(ctx: Context, write: Write, rows: Sequence[Memory]) -> None:
+    """Inside the deleting transaction, after ``rows`` were deleted. By default their
+    history goes with them (a privacy-first deviation from Memory Engine, whose history
+    and revert outlive a delete: docs/memory-engine.md), so nothing serves or restores
+    their content; with ``GRAPHRECALL_DELETED_HISTORY_SECONDS`` the delete is logged and
+    the history kept that long (``expire_deleted_history`` erases it then). Either way
+    the tables are marked for erasure (services/erasure.py)."""
+    if ctx.deleted_history_seconds > 0:
+        for memory in rows:
+            record(write, memory, "delete")
+    else:
+        ids = [m.uuid for m in rows]
+        for start in range(0, len(ids), 500):
+            ctx.store.delete(
+                MemoryEvent,
+                {"space_uuid": write.caller.space.uuid, "memory_uuid": ids[start : start + 500]},
+            )
+    commit(ctx, write)
+    erasure.mark(ctx, (Memory, MemoryEvent))
+
+
+def erased(ctx: Context, write: Write, rows: Sequence[Memory]) -> None:
+    """After the deleting transaction: erase, and keep the receipt as a succeeded task
+    of the project (``graphrecall tasks``; it names the memories by id only)."""
+    if not rows:
+        return
+    what = rows[0].uuid if len(rows) == 1 else f"{len(rows)} memories"
+    erasure.completed(
+        ctx,
+        write.caller.project.uuid,
+        None,
+        f"memory.{write.cause}",
+        "memory",
+        what,
+        {"space_uuid": write.caller.space.uuid, "memories": [m.uuid for m in rows][:1000]},
+    )
+
+
+def expire_deleted_history(ctx: Context, limit: int = 500) -> int:
+    """Erase the history of memories deleted longer ago than the retention window
+    (``deleted_history_seconds``; with none, any history a delete left, e.g. one logged
+    before the window was shortened) and not brought back since; how many memories'
+    histories went. An idle worker calls it (ingest/worker.py ``idle_jobs``), so a
+    window is kept to within the worker's poll period."""
+    cutoff = clock.to_iso(clock.now_dt() - timedelta(seconds=ctx.deleted_history_seconds))
+    deletes = ctx.store.find(
+        MemoryEvent, {"operation": "delete"}, where=p.Column("at", "lt", cutoff), limit=limit
+    )
+    gone: dict[str, set[str]] = {}
+    for event in deletes:
+        gone.setdefault(event.space_uuid, set()).add(event.memory_uuid)
+    erased_count = 0
+    with ctx.store.transaction():
+        for space, ids in sorted(gone.items()):
+            live = {
+                m.uuid for m in ctx.store.find(Memory, {"space_uuid": space, "uuid": sorted(ids)})
+            }
+            dead = sorted(ids - live)
+            if live:  # reverted since: the delete event is history like any other
+                ctx.store.delete(
+                    MemoryEvent,
+                    {"space_uuid": space, "memory_uuid": sorted(live), "operation": "delete"},
+                )
+            if dead:
+                ctx.store.delete(MemoryEvent, {"space_uuid": space, "memory_uuid": dead})
+                erased_count += len(dead)
+        if gone:
+            erasure.mark(ctx, (MemoryEvent,))
+    if gone:
+        erasure.erase(ctx, "memory history", f"{erased_count} memories")
+    return erased_count
 
 
 def after(ctx: Context, write: Write) -> None:

@@ -23,7 +23,7 @@ from graphrecall.domain.models import (
 from graphrecall.domain.predicates import Predicate
 from graphrecall.ingest import graph_writes
 from graphrecall.ingest.embedding import embed_records
-from graphrecall.services import graphs, tasks
+from graphrecall.services import erasure, graphs, tasks
 from graphrecall.services.context import Context
 
 ENTITY_LABEL = "Entity"
@@ -144,7 +144,10 @@ def delete_node(ctx: Context, project: Project, graph_uuid: str, node_uuid: str)
         for end in ("source_node_uuid", "target_node_uuid"):
             graph_writes.delete_edges(ctx.store, node.graph_uuid, {end: node.uuid})
         ctx.store.delete(Node, {"uuid": node.uuid, "graph_uuid": node.graph_uuid})
-        return tasks.completed(ctx, project.uuid, node.graph_uuid, "graph.node.delete")
+        erasure.mark(ctx, erasure.GRAPH_KINDS)
+    return erasure.completed(
+        ctx, project.uuid, node.graph_uuid, "graph.node.delete", "node", node.uuid
+    )
 
 
 def incident_edges(

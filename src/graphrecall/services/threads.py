@@ -9,7 +9,7 @@ from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.inputs import MessagesAdd, MessageUpdate
 from graphrecall.domain.models import Episode, Page, PageRequest, Project, Task, Thread
 from graphrecall.ingest import graph_writes
-from graphrecall.services import episodes, tasks, users
+from graphrecall.services import episodes, erasure, tasks, users
 from graphrecall.services.context import Context
 
 
@@ -63,7 +63,10 @@ def delete_thread(ctx: Context, project: Project, thread_uuid: str) -> Task:
     thread = get_thread(ctx, project, thread_uuid)
     with ctx.store.transaction():
         ctx.store.delete(Thread, {"uuid": thread.uuid, "project_uuid": project.uuid})
-        return tasks.completed(ctx, project.uuid, thread.graph_uuid, "thread.delete")
+        erasure.mark(ctx, (Thread,))
+    return erasure.completed(
+        ctx, project.uuid, thread.graph_uuid, "thread.delete", "thread", thread.uuid
+    )
 
 
 def add_messages(

@@ -17,7 +17,7 @@ from graphrecall.domain.models import (
     User,
     UserGroupMember,
 )
-from graphrecall.services import graphs, tasks
+from graphrecall.services import erasure, graphs, tasks
 from graphrecall.services.context import Context
 from graphrecall.services.projects import check_time_zone
 
@@ -148,4 +148,6 @@ def delete_user(ctx: Context, project: Project, user_uuid: str) -> Task:
         ctx.store.delete(Graph, {"uuid": user.graph_uuid, "project_uuid": project.uuid})
         ctx.store.delete(User, {"uuid": user.uuid, "project_uuid": project.uuid})
         ctx.store.delete(UserGroupMember, {"project_uuid": project.uuid, "user_uuid": user.uuid})
-        return tasks.completed(ctx, project.uuid, user.graph_uuid, "user.delete")
+        erasure.drop_graph_events(ctx, project.uuid, user.graph_uuid)
+        erasure.mark(ctx, (Thread, Graph, User, UserGroupMember))
+    return erasure.completed(ctx, project.uuid, user.graph_uuid, "user.delete", "user", user.uuid)

@@ -389,6 +389,20 @@ class Maintenance:
         every row had been inserted one by one. A backend with no such upkeep does nothing."""
         return nullcontext()
 
+    def mark_erasure(self, tables: Collection[str]) -> None:
+        """Inside the deleting transaction: the bytes of rows deleted from ``tables`` are
+        to be erased from every file the store writes. The mark commits with the delete,
+        so an erasure a crash interrupted is finished by the next :meth:`erase` (a store
+        erases what is marked when it opens and when it closes)."""
+        return None
+
+    def erase(self) -> dict[str, Any]:
+        """Outside a transaction: erase what :meth:`mark_erasure` marked, from the
+        database's files, its full-text and saved index copies and its log, before
+        returning; the receipt says what was done and when (never what was erased). A
+        store that keeps no files returns ``{}``."""
+        return {}
+
     def warm(self, field: str, owner_uuid: str) -> dict[str, int]:
         """Load now the in-memory copies a search of one owner reads (``field`` names
         the owner: ``graph_uuid`` for a graph), and start building the shared ones

@@ -85,7 +85,11 @@ def me_server(
     db: Path | str = tmp_path_factory.mktemp("me") / "graphrecall.db"
     if request.param == "postgresql":
         db = pg_server.with_schema(pg_server.server_url(), f"me{uuid.uuid4().hex}")
-    srv = Server(db, _free_port(), API_KEY, {"GRAPHRECALL_SPACE": SPACE}).start()
+    # Memory Engine's own behaviour (history and revert outlive a delete) is what these
+    # tests check; graphrecall's default erases a deleted memory's history
+    # (tests/services/test_erasure.py), so they run with a retention window.
+    env = {"GRAPHRECALL_SPACE": SPACE, "GRAPHRECALL_DELETED_HISTORY_SECONDS": "86400"}
+    srv = Server(db, _free_port(), API_KEY, env).start()
     yield srv
     srv.stop()
 

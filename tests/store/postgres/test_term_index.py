@@ -228,3 +228,45 @@ def test_a_starting_server_waits_for_the_saved_image_only(
     finally:
         release.set()
         assert reader.maintenance.wait_until_warm(30)
+
+
+def test_an_erasure_forgets_images_and_vocabulary_and_refuses_an_older_image(
+    pg_url: str, open_pg: Callable[[str], Store]
+) -> None:
+    """The saved image and the BM25 vocabulary (``lexical_terms``) hold every term: an
+    erasure deletes the touched tables' images and the terms no row holds, and an image
+    read before it (by any process) is not saved after it."""
+    store = open_pg(pg_url)
+    a, b = node("g", "Ada"), node("g", "Bo")
+    doomed = edge("g", a, b, "qzsecret19 tennis")
+    kept = edge("g", a, b, "tennis piano")
+    with store.transaction():
+        store.insert([a, b, doomed, kept])
+    db = getattr(store, "db")  # noqa: B009
+    weights = SCOPE_OF[Edge].text_weights
+    early = term_index.build(db, "edges", "graph_uuid", weights)  # read before the delete
+    image.save(db, early, "graph_uuid", weights)
+
+    def vocabulary() -> set[str]:
+        rows = db.query("SELECT term FROM lexical_terms WHERE tbl = 'edges'")
+        return {str(r["term"]) for r in rows}
+
+    def images() -> list[bytes]:
+        rows = db.query("SELECT meta::text AS m FROM term_index_images WHERE tbl = 'edges'")
+        return [str(r["m"]).encode() for r in rows]
+
+    assert "qzsecret19" in vocabulary() and any(b"qzsecret19" in m for m in images())
+    with store.transaction():
+        store.delete(Edge, {"graph_uuid": "g", "uuid": doomed.uuid})
+        store.maintenance.mark_erasure(["edges"])
+    receipt = store.maintenance.erase()
+    assert receipt["tables"] == ["edges"] and "lexical_terms" in receipt["rewritten"]
+    assert "qzsecret19" not in vocabulary() and "tenni" in vocabulary()
+    assert images() == []
+    image.save(db, early, "graph_uuid", weights)  # a read from before: refused
+    assert images() == []
+    fresh = term_index.build(db, "edges", "graph_uuid", weights)
+    image.save(db, fresh, "graph_uuid", weights)  # a read from after: saved
+    (saved,) = images()
+    assert b"qzsecret19" not in saved and b"piano" in saved
+    assert [u for u, _ in search(store, "g", ["tennis"])] == [kept.uuid]

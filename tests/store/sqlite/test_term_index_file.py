@@ -16,6 +16,9 @@ from graphrecall.domain.models import Edge
 from graphrecall.store import Store, open_store
 from graphrecall.store.lexical.postings import TermIndex
 from graphrecall.store.sqlite import term_index, term_index_file
+from graphrecall.store.sqlite.connection import tune
+from graphrecall.store.sqlite.migrations import FTS_TOKENIZE
+from graphrecall.store.sqlite.text_search import _text_weights
 from tests.store.sqlite.test_term_index import GRAPH, both, edges, sentence
 
 
@@ -127,3 +130,62 @@ def test_a_file_of_another_database_is_ignored(tmp_path: Path, builds: list[str]
 def test_no_file_for_a_database_without_one() -> None:
     assert term_index_file.folder(Path(":memory:")) is None
     assert term_index.MIN_ROWS > 0
+
+
+def test_an_erasure_removes_the_saved_copy_and_it_is_saved_again_without_the_word(
+    tmp_path: Path, builds: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(term_index, "REBUILD_GAP_FACTOR", 0.0)  # no spacing after a build
+    path = tmp_path / "erased.db"
+    folder = Path(f"{path}-termindex")
+    store = open_store(path)
+    try:
+        (doomed,) = edges(store, ["qzsecret17 tennis"])
+        edges(store, ["tennis piano", "piano lesson"])
+        warm(store)
+        assert b"qzsecret17" in (folder / "edges.json").read_bytes()
+        with store.transaction():
+            store.delete(Edge, {"graph_uuid": GRAPH, "uuid": doomed})
+            store.maintenance.mark_erasure(["edges"])
+        receipt = store.maintenance.erase()
+        assert receipt["saved_copies_removed"] == ["edges"]
+        # Read again whole in the background (save_again), and saved without the word.
+        assert store.maintenance.wait_until_warm(30)
+        assert builds.count("edges") == 2
+        saved = (folder / "edges.json").read_bytes()
+        assert b"qzsecret17" not in saved and b"piano" in saved
+    finally:
+        store.close()
+
+
+def test_a_copy_read_before_an_erasure_is_not_saved_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "race.db"
+    store = open_store(path)
+    try:
+        edges(store, ["qzsecret18 tennis", "tennis piano"])
+    finally:
+        store.close()
+    indexes = term_index.TermIndexes(path, tune, FTS_TOKENIZE)
+    started, release = threading.Event(), threading.Event()
+    real = term_index.build
+
+    def slow(*args: Any) -> TermIndex:
+        found = real(*args)  # read before the erasure...
+        started.set()
+        release.wait(10)  # ...saved after it
+        return found
+
+    monkeypatch.setattr(term_index, "build", slow)
+    try:
+        indexes._tried_file.add("edges")  # no saved file to look for: read whole
+        indexes.refresh("edges", "graph_uuid", _text_weights("edges"))
+        assert started.wait(10)
+        indexes.forget(["edges"])
+        release.set()
+        assert indexes.wait(10)
+        assert indexes.has("edges")  # the copy serves searches; only its file is dropped
+    finally:
+        indexes.close()
+    assert not (Path(f"{path}-termindex") / "edges.json").exists()

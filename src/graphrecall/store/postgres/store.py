@@ -45,6 +45,7 @@ class PostgresStore(AssembledStore):
         self._tokenizer = Tokenizer()
         self._lexical = TextSearch(self.db, self._tokenizer)
         self._pgvectors = Vectors(self.db)
+        upkeep = PostgresMaintenance(self._lexical, self._pgvectors.copies)
         super().__init__(
             transactions=self.db,
             records=Records(self.db, self._tokenizer),
@@ -54,8 +55,11 @@ class PostgresStore(AssembledStore):
             text=self._lexical,
             queue=PostgresQueue(self.db),
             cursors=SqlCursors(self.db, "%s"),
-            maintenance=PostgresMaintenance(self.db, self._lexical, self._pgvectors.copies),
+            maintenance=upkeep,
         )
+        # An erasure a crash interrupted (its delete committed, its mark with it).
+        if upkeep.pending_erasure():
+            upkeep.erase()
 
     def close(self) -> None:
         self._lexical.close()

@@ -25,6 +25,8 @@ from graphrecall.store.lexical.postings import TermIndex
 from graphrecall.store.postgres.connection import Database
 
 log = logging.getLogger(__name__)
+# The settings row holding the change-log entry a table's last erasure was made at.
+ERASED_SEQ = "erased_seq:"
 
 
 def save(db: Database, index: TermIndex, owner_field: str, weights: Sequence[float]) -> None:
@@ -36,11 +38,22 @@ def save(db: Database, index: TermIndex, owner_field: str, weights: Sequence[flo
     arrays = io.BytesIO()
     image.write_arrays(arrays, part)
     meta = image.describe(index, part, owner_field, weights)
+    # Not an image read before the table's last erasure (``ERASED_SEQ``, maintenance.py:
+    # it may hold the deleted rows' terms), whichever process read it.
     db.execute(
-        "INSERT INTO term_index_images (tbl, seq, meta, arrays) VALUES (%s, %s, %s, %s)"
+        "INSERT INTO term_index_images (tbl, seq, meta, arrays)"
+        " SELECT %s, %s, %s, %s WHERE NOT EXISTS (SELECT 1 FROM settings"
+        " WHERE key = %s AND value::bigint > %s)"
         " ON CONFLICT (tbl) DO UPDATE SET seq = excluded.seq, meta = excluded.meta,"
         " arrays = excluded.arrays WHERE term_index_images.seq <= excluded.seq",
-        [index.table, index.seq, json.dumps(meta), arrays.getvalue()],
+        [
+            index.table,
+            index.seq,
+            json.dumps(meta),
+            arrays.getvalue(),
+            ERASED_SEQ + index.table,
+            index.seq,
+        ],
     )
 
 

@@ -50,6 +50,10 @@ class Database:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
+        # A deleted row's bytes are overwritten with zeros in its page (and a page freed
+        # whole is zeroed), so deleted text leaves the file once its WAL frames are
+        # checkpointed (docs/security.md, "Deletion"). Only this connection writes.
+        self.conn.execute("PRAGMA secure_delete=ON")
         tune(self.conn)
         self.lock = threading.RLock()
         self._depth = 0

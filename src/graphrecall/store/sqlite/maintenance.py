@@ -1,8 +1,13 @@
 """Upkeep of a SQLite store: merging full-text index segments while idle, pruning the
-change logs, and the health of the in-memory copies."""
+change logs, erasing deleted rows' bytes, and the health of the in-memory copies."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Collection
+from typing import Any
+
+from graphrecall.domain import clock
 from graphrecall.domain.scopes import SCOPES, TEXT_TABLES
 from graphrecall.store.base import Maintenance
 from graphrecall.store.sqlite import term_index
@@ -21,6 +26,8 @@ COMPACT_MIN_ROWS = 1_000
 # behind is read again whole anyway); it is pruned by compaction once it holds twice as
 # many.
 CHANGE_LOG_KEEP = term_index.LOG_SCAN_MAX
+# The settings rows that mark a table's deleted rows as still to be erased (``erase``).
+ERASE_MARK = "erase_pending:"
 
 
 class SQLiteMaintenance(Maintenance):
@@ -77,6 +84,71 @@ class SQLiteMaintenance(Maintenance):
             "term_indexes_building": self._text.indexes.status()["building"],
             "vector_indexes_building": self._vectors.ann.status()["building"],
         }
+
+    def mark_erasure(self, tables: Collection[str]) -> None:
+        with self.db.transaction():
+            for table in sorted(set(tables)):
+                self.db.conn.execute(
+                    "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                    [ERASE_MARK + table, clock.now()],
+                )
+
+    def erase(self) -> dict[str, Any]:
+        """With ``secure_delete`` on, a deleted row's bytes are zeroed in its b-tree
+        pages as it is deleted; what is left are the copies elsewhere:
+
+        - a full-text index deletes by writing a tombstone, so its older segments keep
+          the deleted terms: each marked table's index is merged into one segment
+          (FTS5 ``optimize``: the old segments' pages are freed, and so zeroed);
+        - the term-index copies saved beside the database: removed (the next whole read
+          saves them again);
+        - the WAL, which holds the pages as they were before: checkpointed into the
+          database and truncated to nothing.
+
+        One erasure at a time runs under the write lock, so no write lands between the
+        merge and the checkpoint."""
+        started = time.monotonic()
+        with self.db.lock:
+            marks = self.db.query(
+                "SELECT key FROM settings WHERE key >= ? AND key < ?",
+                [ERASE_MARK, ERASE_MARK[:-1] + chr(ord(ERASE_MARK[-1]) + 1)],
+            )
+            tables = sorted(str(row[0])[len(ERASE_MARK) :] for row in marks)
+            merged = [t for t in tables if t in TEXT_TABLES]
+            for table in merged:
+                with self.db.transaction():
+                    fts = f"{table}_fts"
+                    self.db.conn.execute(f"INSERT INTO {fts}({fts}) VALUES ('optimize')")
+            removed = self._text.indexes.forget(merged)
+            self._text.save_again(removed)
+            if tables:
+                with self.db.transaction():
+                    self.db.conn.executemany(
+                        "DELETE FROM settings WHERE key = ?", [[ERASE_MARK + t] for t in tables]
+                    )
+            truncated = self.checkpoint()
+        return {
+            "erased_at": clock.now(),
+            "tables": tables,
+            "full_text_indexes_merged": merged,
+            "saved_copies_removed": removed,
+            "wal_truncated": truncated,
+            "seconds": round(time.monotonic() - started, 3),
+        }
+
+    def checkpoint(self) -> bool:
+        """Copy the WAL into the database and truncate it to zero bytes; False when a
+        reader of an older snapshot kept it (waited for up to the busy timeout)."""
+        with self.db.lock:
+            busy = self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        return not busy
+
+    def pending_erasure(self) -> bool:
+        found = self.db.query(
+            "SELECT 1 FROM settings WHERE key >= ? AND key < ? LIMIT 1",
+            [ERASE_MARK, ERASE_MARK[:-1] + chr(ord(ERASE_MARK[-1]) + 1)],
+        )
+        return bool(found)
 
     def compact_text_indexes(self) -> bool:
         """FTS5 writes each transaction's rows as a new segment and merges segments only

@@ -208,6 +208,10 @@ class TermIndexes:
         self.caught_up = 0  # catch-ups done (for /healthz, tests and benchmarks)
         self._tried_file: set[str] = set()  # tables whose saved copy was looked for
         self._loading_saved: set[str] = set()  # tables whose saved copy is being read
+        # Erasures per table (``forget``): a copy read before one is not saved after it
+        # (it may hold erased terms); ``_file_lock`` orders the check and the write.
+        self._erasures: dict[str, int] = {}
+        self._file_lock = threading.Lock()
 
     def current(
         self,
@@ -309,8 +313,21 @@ class TermIndexes:
                 self._loading_saved.add(table)
         _start(f"term-index-{table}", self._build, table, owner_field, tuple(weights))
 
+    def forget(self, tables: Sequence[str]) -> list[str]:
+        """Delete the saved copies of ``tables``, whose deleted rows' terms they may hold,
+        and keep a read already under way from saving one; the tables whose file was
+        removed. (A copy in memory is caught up as after any write.)"""
+        removed = []
+        with self._file_lock:
+            for table in tables:
+                self._erasures[table] = self._erasures.get(table, 0) + 1
+                if term_index_file.remove(self._path, table):
+                    removed.append(table)
+        return removed
+
     def _build(self, table: str, owner_field: str, weights: Sequence[float]) -> None:
         started = time.monotonic()
+        erasures = self._erasures.get(table, 0)
         index = None
         read_whole = False
         try:
@@ -346,9 +363,13 @@ class TermIndexes:
         try:
             if index is not None and read_whole and not self._closed:
                 saved = index
-                self._with_conn(
-                    lambda conn: term_index_file.save(self._path, conn, saved, owner_field, weights)
-                )
+                with self._file_lock:
+                    if self._erasures.get(table, 0) == erasures:
+                        self._with_conn(
+                            lambda conn: term_index_file.save(
+                                self._path, conn, saved, owner_field, weights
+                            )
+                        )
         except Exception:  # the next start reads the index whole again
             log.warning("term index of %s not saved", table, exc_info=True)
         finally:

@@ -37,6 +37,22 @@ def folder(db_path: Path) -> Path | None:
     return Path(f"{name}-termindex")
 
 
+def remove(db_path: Path, table: str) -> bool:
+    """Delete ``table``'s saved copy (its terms are the text of rows since deleted);
+    True when there was one. The next whole read saves it again."""
+    where = folder(db_path)
+    if where is None:
+        return False
+    found = False
+    for suffix in (".json", ".npz", ".json.tmp", ".npz.tmp"):
+        try:
+            (where / f"{table}{suffix}").unlink()
+            found = True
+        except FileNotFoundError:
+            pass
+    return found
+
+
 def _log_entry(conn: sqlite3.Connection, seq: int) -> list[Any] | None:
     """The change-log entry ``seq`` as [table, row] (entries are only ever added after
     it, or pruned: never changed)."""

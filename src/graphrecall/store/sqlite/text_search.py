@@ -335,6 +335,15 @@ class TextSearch(LexicalSearch):
             if self.indexes.has(table):
                 self._term_index(kind, any_size=True)
 
+    def save_again(self, tables: Sequence[str]) -> None:
+        """Start reading again whole, in the background, the copies of ``tables`` whose
+        saved files an erasure removed, so the next start finds a file again (without
+        one it reads the table whole while FTS5 answers); rebuilds keep their usual
+        spacing (``REBUILD_GAP_FACTOR``), so a burst of deletes costs one or two."""
+        for kind, table in TABLES.items():
+            if table in tables and self.indexes.has(table):
+                self.indexes.refresh(table, owner_field(kind), _text_weights(table))
+
     def wait_for_term_indexes(self, timeout: float = 120.0) -> bool:
         """Start building the in-memory term index of every big table (and every table
         with a copy) whose copy is not current, and wait for the builds (for tests and
