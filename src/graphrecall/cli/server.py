@@ -110,14 +110,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
         freeze_startup_heap()
         sock.listen(2048)  # true from here: connections wait for the server loop
         print(banner(settings, worker), flush=True)
+        # uvicorn shuts down cleanly on SIGINT / SIGTERM, then raises the signal again with
+        # the handler it found: these make that a clean exit through the finally below
+        # (closing the store: its WAL emptied, its erasures finished), not a killed process.
+        signal.signal(signal.SIGTERM, _stopped)
         try:
             server.run(sockets=[sock])
-        except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C once it has shut down cleanly
+        except (KeyboardInterrupt, _Stopped):
             print("graphrecall stopped", flush=True)
     finally:
         sock.close()
         rt.close()
     return 0
+
+
+class _Stopped(Exception):
+    pass
+
+
+def _stopped(signum: int, _frame: Any) -> None:
+    raise _Stopped
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
