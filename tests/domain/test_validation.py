@@ -3,6 +3,7 @@ linear-time regex engine, on their own."""
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import UTC, datetime, timedelta, timezone
 
@@ -90,3 +91,40 @@ def test_user_patterns_run_in_linear_time() -> None:
     assert safe_regex.compile_user("HELLO", param="g", ignore_case=True).search("say hello")
     assert safe_regex.compile_user("^b", param="g", multi_line=True).search("a\nb")
     assert not safe_regex.compile_user("^b", param="g").search("a\nb")
+
+
+@pytest.mark.parametrize(
+    ("raw", "param", "problem"),
+    [
+        (b'{"meta": {"a": "x\\ud800"}}', "meta.a", "lone surrogate (U+D800)"),
+        (b'{"meta": {"a": ["ok", "\\udfff"]}}', "meta.a[1]", "lone surrogate (U+DFFF)"),
+        (b'{"meta": {"k\\udc00": 1}}', "meta.k\\udc00", "key holds a lone surrogate"),
+        (b'{"name": "a\\u0000b"}', "name", "NUL character"),
+        (b'{"meta": {"a\\u0000": 1}}', "meta.a\\u0000", "key holds a NUL"),
+        ('{"name": "é\\u0000"}'.encode(), "name", "NUL character"),
+    ],
+)
+def test_text_that_cannot_be_stored_is_refused_naming_the_field(
+    raw: bytes, param: str, problem: str
+) -> None:
+    with pytest.raises(BadRequest) as info:
+        validation.loads(raw)
+    assert info.value.param == param
+    assert problem in info.value.message
+    # The error can itself be written as JSON (no surrogate or NUL is quoted raw).
+    error = {"param": info.value.param, "message": info.value.message}
+    json.dumps(error, ensure_ascii=False).encode()  # raises on a lone surrogate
+
+
+def test_paired_surrogates_and_other_text_pass() -> None:
+    assert validation.loads(b'{"a": "\\ud83d\\ude00", "\\u00e9": "\\u4e2d"}') == {
+        "a": "\U0001f600",
+        "é": "中",
+    }
+    assert validation.text_problem("plain") is None
+
+
+def test_the_guard_replaces_a_stored_lone_surrogate() -> None:
+    clipped = validation.clip({"k\udc00": ["x\ud800", "a\x00"]})
+    assert clipped == {"k\ufffd": ["x\ufffd", "a\x00"]}
+    json.dumps(clipped, ensure_ascii=False).encode()

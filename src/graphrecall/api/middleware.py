@@ -10,11 +10,13 @@ themselves, to answer in their own error shape.
 
 from __future__ import annotations
 
+import email.message
 import json
 import logging
 import time
 import uuid
 from typing import Any
+from urllib.parse import parse_qsl
 
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -26,7 +28,7 @@ log = logging.getLogger("graphrecall.access")
 errors_log = logging.getLogger("graphrecall.api")
 
 # Paths that parse and check their own bodies (JSON-RPC error shapes).
-_OWN_BODY_CHECK = ("/api/v1/memory/rpc", "/mcp")
+_OWN_BODY_CHECK = ("/api/v1/memory/rpc", "/api/v1/user/rpc", "/mcp")
 BODY_TIMEOUT_S = 30.0
 
 
@@ -87,6 +89,12 @@ class RequestContext:
         )
 
     async def _handle(self, scope: Scope, receive: Receive, send: Send, request_id: str) -> None:
+        try:
+            _check_target(scope)
+            kind = _content_type(scope)
+        except BadRequest as exc:
+            await _reject(send, 400, exc.code, exc.message, exc.param, request_id)
+            return
         headers = dict(scope.get("headers", []))
         declared = headers.get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body:
@@ -106,7 +114,7 @@ class RequestContext:
             message = f"request body exceeds {self.max_body} bytes"
             await _reject(send, 413, "payload_too_large", message, "body", request_id)
             return
-        if body and _is_json(headers) and not scope["path"].startswith(_OWN_BODY_CHECK):
+        if body and _is_json(kind) and not scope["path"].startswith(_OWN_BODY_CHECK):
             try:
                 validation.loads(body)
             except BadRequest as exc:
@@ -143,15 +151,39 @@ class RequestContext:
         return b"".join(chunks), True
 
 
-def _is_json(headers: dict[bytes, bytes]) -> bool:
-    """Whether FastAPI would read the body as JSON (no content type, or a JSON one)."""
-    kind = headers.get(b"content-type")
-    if kind is None:
+def _check_target(scope: Scope) -> None:
+    """A path or query parameter holding a NUL is refused, as a body's is (the same
+    rule: validation.check_text); percent-decoding never yields a lone surrogate."""
+    validation.check_text(scope["path"], param="path")
+    query = scope.get("query_string", b"")
+    if b"%00" in query or b"\x00" in query:
+        for name, value in parse_qsl(query.decode("latin-1"), keep_blank_values=True):
+            validation.check_text(value, param=validation.printable(name))
+
+
+def _content_type(scope: Scope) -> str | None:
+    """The request's one ``Content-Type``. Two are refused: a JSON check that read one of
+    them while the app read the other would let an unchecked body through (FastAPI reads
+    the first, a ``dict`` of the headers the last)."""
+    found = [v for k, v in scope.get("headers", []) if k == b"content-type"]
+    if len(found) > 1:
+        raise BadRequest("a request may carry one Content-Type header", param="Content-Type")
+    return found[0].decode("latin-1") if found else None
+
+
+def _is_json(kind: str | None) -> bool:
+    """Whether FastAPI may read the body as JSON: ``application/json`` or
+    ``application/*+json``, parsed as FastAPI parses it (0.165, fastapi/routing.py: an
+    ``email.message.Message``'s main type and subtype); also no (or an empty) content
+    type, which FastAPI reads as JSON unless a route is strict about it."""
+    if not kind:
         return True
-    main = kind.split(b";")[0].strip().lower()
-    return main == b"application/json" or (
-        main.startswith(b"application/") and main.endswith(b"+json")
-    )
+    message = email.message.Message()
+    message["content-type"] = kind
+    if message.get_content_maintype() != "application":
+        return False
+    subtype = message.get_content_subtype()
+    return subtype == "json" or subtype.endswith("+json")
 
 
 async def _reject(

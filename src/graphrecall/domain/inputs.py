@@ -6,7 +6,6 @@ rejected with the offending field named before anything is written.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -20,7 +19,8 @@ from pydantic import (
     model_validator,
 )
 
-from graphrecall.domain import limits
+from graphrecall.domain import limits, validation
+from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import EpisodeSource, Role
 
 Scalar = str | int | float | bool
@@ -106,9 +106,11 @@ class EpisodeCreate(Input):
     def _json_parses(cls, value: str, info: ValidationInfo) -> str:
         if info.data.get("type") == "json":
             try:
-                json.loads(value)
-            except ValueError as exc:
-                raise ValueError(f"type is json but data is not valid JSON ({exc})") from None
+                # The body's own rule (depth, ranges, text), for the document inside it:
+                # its strings become names and attributes.
+                validation.loads(value, param="data")
+            except BadRequest as exc:
+                raise ValueError(f"type is json but {exc.message}") from None
         return value
 
 

@@ -5,10 +5,9 @@ background tasks (ingest/batches.py), done after live work, in order per thread.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from graphrecall.domain import clock, limits
+from graphrecall.domain import clock, limits, validation
 from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.inputs import BatchCreate, BatchItemInput, BatchItemsAdd
@@ -128,9 +127,9 @@ def _check_item(i: int, item: BatchItemInput) -> dict[str, Any]:
                 raise bad(field, "is for thread_message items")
         if item.data_type == "json":
             try:
-                json.loads(item.data)
-            except ValueError as exc:
-                raise bad("data", f"data_type is json but data is not valid JSON ({exc})") from None
+                validation.loads(item.data, param=f"items[{i}].data")
+            except BadRequest as exc:
+                raise bad("data", f"data_type is json but {exc.message}") from None
         kept: dict[str, Any] = {
             "data": item.data,
             "data_type": item.data_type or "text",

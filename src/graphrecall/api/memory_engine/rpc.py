@@ -226,7 +226,10 @@ def respond(raw: bytes, dispatch: Callable[[str, Any], Any]) -> dict[str, Any]:
         return _error(None, RpcError(INVALID_REQUEST, f"Invalid request: {exc.message}"))
     problem = _envelope_problem(body)
     if problem:
-        return _error(None, RpcError(INVALID_REQUEST, f"Invalid request: {problem}"))
+        message, member = problem
+        return _error(
+            None, RpcError(INVALID_REQUEST, f"Invalid request: {message}", {"param": member})
+        )
     request_id = body["id"]
     try:
         result = dispatch(body["method"], body.get("params"))
@@ -238,18 +241,30 @@ def respond(raw: bytes, dispatch: Callable[[str, Any], Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "result": result, "id": request_id}
 
 
-def _envelope_problem(body: Any) -> str | None:
+def _envelope_problem(body: Any) -> tuple[str, str] | None:
+    """(what is wrong, the member at fault) for an envelope that is not a request."""
     if not isinstance(body, dict):
-        return "request must be an object"
+        return "request must be an object", "body"
     if body.get("jsonrpc") != "2.0":
-        return 'jsonrpc must be "2.0"'
-    if not isinstance(body.get("method"), str):
-        return "method must be a string"
+        return 'jsonrpc must be "2.0"', "jsonrpc"
+    method = body.get("method")
+    if not isinstance(method, str):
+        return "method must be a string", "method"
+    if problem := validation.text_problem(method):
+        return f"method holds {problem}", "method"
     request_id = body.get("id")
     if request_id is None:
-        return "id is required"
-    if isinstance(request_id, bool) or not isinstance(request_id, str | int | float):
-        return "id must be a string or number"
+        return "id is required", "id"
+    # The id is echoed back, so it must be one the response can carry: a string that is
+    # text, or an integer a JSON reader keeps exactly (1e400 parses as infinity, 2**64
+    # is read back rounded, 1.5 is a fraction the spec says ids should not have).
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        return "id must be a string or an integer", "id"
+    if isinstance(request_id, int):
+        if not validation.INT64_MIN <= request_id <= validation.INT64_MAX:
+            return "id must be an integer in the signed 64-bit range", "id"
+    elif problem := validation.text_problem(request_id):
+        return f"id holds {problem}", "id"
     return None
 
 

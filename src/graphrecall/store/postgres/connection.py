@@ -26,6 +26,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
+from graphrecall.domain.errors import BadRequest
 from graphrecall.store.location import shown
 
 POOL_MAX = 8
@@ -146,13 +147,21 @@ class Database:
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection[Any]]:
-        """The calling thread's transaction's connection, else a pooled one (autocommit)."""
-        current = getattr(self._local, "conn", None)
-        if current is not None:
-            yield current
-            return
-        with self.pool.connection() as conn:
-            yield conn
+        """The calling thread's transaction's connection, else a pooled one (autocommit).
+
+        A caller's pattern that PostgreSQL still refuses (domain/safe_regex.py refuses
+        what is known beforehand; "too complex" is PostgreSQL's own judgement) is a
+        :class:`BadRequest`, not a server error."""
+        try:
+            current = getattr(self._local, "conn", None)
+            if current is not None:
+                yield current
+                return
+            with self.pool.connection() as conn:
+                yield conn
+        except psycopg.errors.InvalidRegularExpression as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else "invalid regular expression"
+            raise BadRequest(f"PostgreSQL cannot run this pattern: {reason}") from None
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         with self.connection() as conn:
