@@ -58,6 +58,45 @@ def test_a_bad_setting_stops_serve_before_anything_starts(
     assert "serving" not in out and not (tmp_path / "x.db").exists()
 
 
+def test_serve_refuses_a_revoked_environment_key_in_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A GRAPHRECALL_API_KEY revoked with `keys revoke` is not let in again by a restart."""
+    from graphrecall.services import projects
+    from graphrecall.store import open_store
+
+    chosen = "a key that was revoked"
+    db = tmp_path / "x.db"
+    store = open_store(db)
+    try:
+        projects.ensure_key(store, chosen)
+    finally:
+        store.close()
+    (uuid_line,) = [line for line in _cli(capsys, "--db", str(db), "keys", "list") if line]
+    key_uuid = uuid_line.split()[0]
+    assert cli.main(["--db", str(db), "keys", "revoke", key_uuid]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("GRAPHRECALL_API_KEY", chosen)
+    monkeypatch.setenv("GRAPHRECALL_EMBEDDER", "none")
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    code, out, err = serve(capsys, "--db", str(db), "--port", str(port))
+    assert code != 0 and "serving" not in out
+    assert len(err.strip().splitlines()) == 1
+    assert "GRAPHRECALL_API_KEY was revoked" in err and key_uuid in err
+    store = open_store(db)
+    try:
+        assert [k.revoked_at is not None for k, _ in projects.list_keys(store)] == [True]
+    finally:
+        store.close()
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> list[str]:
+    assert cli.main(list(args)) == 0
+    return capsys.readouterr().out.splitlines()
+
+
 def test_other_commands_name_the_variable_too(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

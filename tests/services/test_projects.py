@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,19 @@ from graphrecall.domain.errors import BadRequest, Unauthorized
 from graphrecall.domain.models import ApiKey
 from graphrecall.services import projects
 from graphrecall.store import Store, open_store
+from tests import pg_server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """An empty store on each backend (PostgreSQL: a schema of its own)."""
+    if request.param == "postgresql":
+        url = pg_server.with_schema(pg_server.server_url(), f"t{uuid.uuid4().hex}")
+    else:
+        url = str(tmp_path / "db.sqlite")
+    opened = open_store(url)
+    yield opened
+    opened.close()
 
 
 def test_a_key_is_remembered_until_its_time_is_up(store: Store) -> None:
@@ -117,3 +132,22 @@ def test_the_same_chosen_key_in_two_databases_of_one_process(tmp_path: Path) -> 
     finally:
         first.close()
         second.close()
+
+
+def test_a_revoked_environment_key_stays_revoked(backend_store: Store) -> None:
+    """GRAPHRECALL_API_KEY revoked through `graphrecall keys revoke` is not created anew
+    by the next start (ensure_key): the start is refused, naming the variable."""
+    store = backend_store
+    chosen = "revoked but still in the environment"
+    generated = projects.create_key(store, projects.get_or_create_project(store))
+    assert projects.ensure_key(store, chosen) is True
+    for key in (chosen, generated):
+        row = projects.key_record(store, key)
+        projects.revoke_key(store, row.uuid)
+        with pytest.raises(BadRequest) as info:
+            projects.ensure_key(store, key)
+        assert info.value.param == "GRAPHRECALL_API_KEY" and row.uuid in info.value.message
+        with pytest.raises(Unauthorized):
+            projects.authenticate(store, key)
+    assert len(projects.list_keys(store)) == 2  # nothing was created again
+    assert projects.ensure_key(store, chosen + " (new)") is True  # another key is fine

@@ -204,13 +204,39 @@ def create_key(
 
 
 def ensure_key(store: Store, key: str, project_name: str = DEFAULT_PROJECT) -> bool:
-    """Make sure ``key`` is a live key (used for GRAPHRECALL_API_KEY); True if created."""
+    """Make sure ``key`` is a live key (used for GRAPHRECALL_API_KEY); True if created.
+
+    A key that was revoked stays revoked: starting again with the same variable raises
+    a BadRequest naming GRAPHRECALL_API_KEY (``serve`` prints it as one line) instead of
+    creating the key anew, which let a revoked key back in on the next restart."""
     check_chosen_key(key)
     with store.transaction():
         if find_key(store, key) is not None:
             return False
+        revoked = revoked_key(store, key)
+        if revoked is not None:
+            raise BadRequest(
+                f"GRAPHRECALL_API_KEY was revoked (key {revoked.uuid}, at {revoked.revoked_at});"
+                " set a new key, or unset the"
+                " variable to have one generated",
+                param="GRAPHRECALL_API_KEY",
+            )
         create_key(store, get_or_create_project(store, project_name), name=CHOSEN_KEY_NAME, key=key)
         return True
+
+
+def revoked_key(store: Store, key: str) -> ApiKey | None:
+    """The revoked row ``key`` matches, if any (generated, legacy or stretched). Checks
+    every revoked stretched hash: for ``serve``'s start only, never a request."""
+    digest = hash_key(key)
+    for row in store.find(ApiKey, {}):
+        if row.revoked_at is None:
+            continue
+        if row.key_hash == digest or (
+            row.key_hash.startswith(_SCHEME + "$") and _verify_stretched(key, row.key_hash)
+        ):
+            return row
+    return None
 
 
 def list_keys(store: Store) -> list[tuple[ApiKey, Project]]:

@@ -87,19 +87,20 @@ def space_by_slug(store: Store, slug: str) -> Space | None:
 
 
 def authenticate(store: Store, key: str | None, slug: str) -> Caller:
-    """The caller of a space request. An unknown slug and a bad key look the same (no
-    space enumeration); a good key of another project is forbidden."""
+    """The caller of a space request. A bad key is 401 whatever the slug; with a good key,
+    a space of another project and a space that does not exist are the same 403, so a
+    tenant cannot probe which slugs exist (issue 47)."""
     if not key:
         raise Unauthorized("Authentication required (Authorization: Bearer <api key>)")
-    space = space_by_slug(store, slug)
     api_key = projects.find_key(store, key)
-    if space is None or api_key is None:
+    if api_key is None:
         raise Unauthorized("Invalid credentials")
-    if api_key.project_uuid != space.project_uuid:
+    space = space_by_slug(store, slug)
+    if space is None or api_key.project_uuid != space.project_uuid:
         raise Forbidden("No access to this space")
     project = store.get(Project, space.project_uuid)
     if project is None:  # pragma: no cover - a space always belongs to a project
-        raise Unauthorized("Invalid credentials")
+        raise Forbidden("No access to this space")
     return key_caller(project, space, api_key)
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -11,7 +12,6 @@ from typing import Any
 
 import anyio
 import httpx2
-import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -243,14 +243,39 @@ def test_mcp_http_needs_a_key_and_a_space_for_memory_tools(me_server: Server) ->
     run(no_space, http_client(me_server))
 
 
-@pytest.mark.parametrize("space", ["nosuchspace1"])
-def test_mcp_http_unknown_space_is_unauthorized(me_server: Server, space: str) -> None:
-    response = httpx2.post(
-        f"{base(me_server)}/mcp",
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        headers={"Authorization": f"Bearer {me_server.api_key}", "X-Me-Space": space},
+def test_mcp_http_an_unknown_space_answers_as_another_projects(me_server: Server) -> None:
+    """A good key gets the same 403 for a space that does not exist and for one of
+    another project (slugs cannot be probed); a bad key gets 401 whatever the slug."""
+
+    def post(space: str, key: str) -> Any:
+        return httpx2.post(
+            f"{base(me_server)}/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            headers={"Authorization": f"Bearer {key}", "X-Me-Space": space},
+        )
+
+    made = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "graphrecall",
+            "--db",
+            str(me_server.db),
+            "spaces",
+            "create",
+            "Probe target",
+            "--project",
+            "probed",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    assert response.status_code == 401
+    theirs = made.stdout.strip()
+    answers = [post(space, me_server.api_key) for space in ("nosuchspace1", theirs)]
+    assert [a.status_code for a in answers] == [403, 403]
+    assert answers[0].json() == answers[1].json()
+    assert post("nosuchspace1", "wrong-key-0123456789").status_code == 401
 
 
 def test_the_me_mcp_proxy_works_against_graphrecall(

@@ -47,7 +47,8 @@ def test_version_is_public(me_server: Server) -> None:
         ({"Authorization": ""}, 401, "UNAUTHORIZED"),
         ({"Authorization": "Bearer wrong-key"}, 401, "UNAUTHORIZED"),
         ({"X-Me-Space": ""}, 400, "MISSING_SPACE"),
-        ({"X-Me-Space": "nosuchspace1"}, 401, "UNAUTHORIZED"),
+        ({"X-Me-Space": "nosuchspace1"}, 403, "FORBIDDEN"),  # as another project's space
+        ({"Authorization": "Bearer wrong-key", "X-Me-Space": "nosuchspace1"}, 401, "UNAUTHORIZED"),
     ],
 )
 def test_auth_and_space_selection(
@@ -74,6 +75,9 @@ def test_a_key_of_another_project_is_forbidden_and_spaces_are_isolated(me_server
     slug = cli("spaces", "create", "Team notes", "--project", "elsewhere")
     assert len(slug) == 12 and slug.isalnum() and slug.islower()
     assert slug in cli("spaces", "list")
+    # Slugs cannot be probed: their space and one that does not exist answer alike.
+    probes = [post(me_server, call("memory.tree"), **{"X-Me-Space": s}) for s in (slug, "zz" * 6)]
+    assert [(r.status_code, r.json()) for r in probes] == [(403, probes[1].json())] * 2
     theirs = {"Authorization": f"Bearer {other_key}", "X-Me-Space": slug}
     made = post(me_server, call("memory.create", {"content": "theirs", "tree": "/t"}), **theirs)
     memory_id = made.json()["result"]["id"]
