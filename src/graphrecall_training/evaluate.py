@@ -35,20 +35,29 @@ def recall(cases: Sequence[Case], encode: Encoder) -> dict[str, float]:
     """Evidence recall@k (percent) for the vector ranking and for RRF with BM25."""
     sums: dict[str, float] = {f"{how}@{k}": 0.0 for how in ("vector", "rrf") for k in KS}
     for case in cases:
-        vectors = encode([case.query, *case.texts])
-        cosine = vectors[1:] @ vectors[0]
-        by_vector = [int(i) for i in np.argsort(-cosine, kind="stable")]
-        by_bm25 = bm25_order(case.query, case.texts)
-        fused: dict[int, float] = {}
-        for order in (by_vector, by_bm25):
-            for rank, i in enumerate(order):
-                fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + rank + 1)
-        by_rrf = sorted(fused, key=lambda i: (-fused[i], i))
+        by_vector = vector_order(case, encode)
+        by_rrf = rrf_order(case, encode, by_vector)
         for how, order in (("vector", by_vector), ("rrf", by_rrf)):
             for k in KS:
                 found = len(case.evidence.intersection(order[:k]))
                 sums[f"{how}@{k}"] += found / len(case.evidence)
     return {key: round(100 * value / max(len(cases), 1), 2) for key, value in sums.items()}
+
+
+def vector_order(case: Case, encode: Encoder) -> list[int]:
+    vectors = encode([case.query, *case.texts])
+    cosine = vectors[1:] @ vectors[0]
+    return [int(i) for i in np.argsort(-cosine, kind="stable")]
+
+
+def rrf_order(case: Case, encode: Encoder, by_vector: list[int] | None = None) -> list[int]:
+    """The candidates by RRF of the vector and BM25 rankings; every candidate is ranked
+    (the vector ranking holds them all)."""
+    fused: dict[int, float] = {}
+    for order in (by_vector or vector_order(case, encode), bm25_order(case.query, case.texts)):
+        for rank, i in enumerate(order):
+            fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + rank + 1)
+    return sorted(fused, key=lambda i: (-fused[i], i))
 
 
 def held_out_cases(pack: data.Pack) -> list[Case]:

@@ -54,10 +54,15 @@ def bm25_order(query: str, texts: Sequence[str], k1: float = 1.2, b: float = 0.7
 
 
 def pairs(
-    pack: Pack, questions: Sequence[Question], stock: Encoder | None, seed: int
+    pack: Pack,
+    questions: Sequence[Question],
+    stock: Encoder | None,
+    seed: int,
+    random_negatives: int = 0,
 ) -> list[Pair]:
     """One pair per (question, evidence turn), with up to NEGATIVES_PER_SOURCE negatives
-    from BM25 and as many from ``stock`` (when given), none of them evidence."""
+    from BM25, as many from ``stock`` (when given), and ``random_negatives`` drawn from
+    the rest of the conversation; none of them evidence."""
     rng = random.Random(seed)
     out: list[Pair] = []
     for q in questions:
@@ -78,6 +83,9 @@ def pairs(
                     taken += 1
                     if taken == NEGATIVES_PER_SOURCE:
                         break
+        said = {t for t, i in zip(texts, ids, strict=True) if i in evidence}
+        rest = [t for t in dict.fromkeys(texts) if t not in said and t not in hard]
+        hard += rng.sample(rest, min(random_negatives, len(rest)))
         for e in q.evidence:
             negatives = list(hard)
             rng.shuffle(negatives)

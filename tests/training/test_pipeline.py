@@ -63,3 +63,54 @@ def test_recall_measures_the_ranking() -> None:
     vectors[:, 0] = 1.0
     vectors[1] = [0.0, 1.0]  # the evidence, orthogonal to the query
     assert evaluate.recall([far], lambda _t: vectors)["vector@10"] == 0.0
+
+
+def test_random_negatives_come_from_the_rest_of_the_conversation() -> None:
+    pack = data.load(SHARED, ("friendsqa.json.gz",))
+    questions = pack.questions[:30]
+    plain = mine.pairs(pack, questions, None, seed=13)
+    more = mine.pairs(pack, questions, None, seed=13, random_negatives=2)
+    assert sum(len(p.negatives) for p in more) > sum(len(p.negatives) for p in plain)
+    by_query = {q.text: q for q in questions}
+    for pair in more:
+        q = by_query[pair.query]
+        turns = {passages.text(pack, t) for t in pack.candidates(q)}
+        evidence = {passages.text(pack, e) for e in q.evidence}
+        assert set(pair.negatives) <= turns - evidence
+
+
+def test_rrf_order_ranks_every_candidate_and_fuses_both_legs() -> None:
+    case = evaluate.Case(
+        "harbour museum",
+        ("Bo: nothing here", "Ada: the harbour museum opened", "Cy: a museum?", "Di: hi"),
+        frozenset({1}),
+    )
+    vectors = np.eye(5, dtype=np.float32)
+    vectors[4] = vectors[0]  # by vector alone, the last candidate is the best
+    order = evaluate.rrf_order(case, lambda _t: vectors)
+    assert sorted(order) == [0, 1, 2, 3]
+    assert evaluate.vector_order(case, lambda _t: vectors)[0] == 3
+    assert order[0] == 1  # BM25's first (both terms) outranks the vector's first
+
+
+def test_reranked_recall_reorders_only_the_head() -> None:
+    from graphrecall_training import cross_encoder
+
+    texts = tuple(f"turn {i}" for i in range(30))
+    case = evaluate.Case("q", texts, frozenset({7, 25}))
+    first = {0: list(range(30))}
+
+    def by_number(_query: str, passages: list[str]) -> list[float]:
+        return [float(p == "turn 7") + float(p == "turn 25") for p in passages]
+
+    got = cross_encoder.reranked_recall([case], first, by_number, depth=20)
+    # turn 7 moves to the top; turn 25 is beyond the depth and stays where it was
+    assert got == {"rerank@5": 50.0, "rerank@10": 50.0}
+    assert cross_encoder.reranked_recall([case], first, by_number, depth=30)["rerank@5"] == 100.0
+
+
+def test_rank_parity() -> None:
+    from graphrecall_training import export
+
+    assert export.rank_parity([0.1, 0.5, 0.9], [1.0, 2.0, 3.0]) == 1.0
+    assert export.rank_parity([0.1, 0.5, 0.9], [3.0, 2.0, 1.0]) == -1.0

