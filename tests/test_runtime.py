@@ -9,7 +9,7 @@ import pytest
 
 from graphrecall import runtime
 from graphrecall.config import Settings, load_settings
-from graphrecall.ml.embedder import MiniLMEmbedder
+from graphrecall.ml.embedder import CHAT, STOCK, MiniLMEmbedder
 from graphrecall.ml.offline_extractor import OfflineExtractor
 from graphrecall.store import matrix_cache
 
@@ -38,10 +38,34 @@ def test_warm_loads_every_model_and_times_each_phase(tmp_path: Path) -> None:
         timings = rt.warm()
         assert rt.ready
         assert {"database open", "embedder ready", "extractor ready"} <= set(timings)
-        # The integer-kernel model was built into the configured (empty) cache.
-        assert len(list(cache.glob("minilm-*.onnx"))) == 1
         embedder = rt.models.embedder
         assert isinstance(embedder, MiniLMEmbedder) and embedder.computed == 0
+        # The default model ships on integer kernels: nothing to build.
+        assert embedder.family == CHAT.family and not list(cache.glob("*.onnx"))
+    stock = Settings(db=str(tmp_path / "stock.db"), model_cache=cache, embedder="minilm")
+    with runtime.build(stock) as rt:
+        rt.warm()
+        # The stock model's integer-kernel version was built into the configured cache.
+        assert len(list(cache.glob("minilm-*.onnx"))) == 1
+
+
+def test_a_store_keeps_the_embedder_its_vectors_were_made_by(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    db = str(tmp_path / "made.db")
+    with runtime.build(Settings(db=db, embedder="minilm", extractor="none")) as rt:
+        assert rt.store.setting(runtime.EMBEDDER_SETTING, "?") == STOCK.family
+    # Configured for the chat model, the store's stock vectors still decide: no ranking
+    # mixes two models' vectors.
+    with runtime.build(Settings(db=db, extractor="none")) as rt:
+        embedder = rt.models.embedder
+        assert isinstance(embedder, MiniLMEmbedder) and embedder.family == STOCK.family
+        assert rt.context.embedder is embedder and rt.worker.ctx.embedder is embedder
+    assert "made by all-MiniLM-L6-v2, not the configured graphrecall-chat" in caplog.text
+    with runtime.build(Settings(db=str(tmp_path / "new.db"), extractor="none")) as rt:
+        embedder = rt.models.embedder
+        assert isinstance(embedder, MiniLMEmbedder) and embedder.family == CHAT.family
+        assert rt.store.setting(runtime.EMBEDDER_SETTING, "?") == CHAT.family
 
 
 def test_without_models_nothing_is_loaded(tmp_path: Path) -> None:

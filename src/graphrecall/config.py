@@ -42,9 +42,11 @@ class Settings(BaseSettings):
     api_key: str | None = Field(default=None, min_length=MIN_API_KEY_LENGTH)
     # When set, ``serve`` makes sure a Memory Engine space with this 12-char slug exists.
     space: str | None = Field(default=None, pattern=r"^[a-z0-9]{12}$")
-    # ``minilm``: the bundled offline model on integer kernels (ml/quantize.py);
-    # ``minilm-exact``: its shipped weights as they are; ``none``: lexical-only.
-    embedder: Literal["minilm", "minilm-exact", "none"] = "minilm"
+    # ``chat``: graphrecall's own MiniLM, fine-tuned on dialogue QA (docs/models.md);
+    # ``minilm``: the stock all-MiniLM-L6-v2 on integer kernels (ml/quantize.py);
+    # ``minilm-exact``: its shipped weights as they are; ``none``: lexical-only. A database
+    # keeps the embedder it was started with (runtime.store_embedder).
+    embedder: Literal["chat", "minilm", "minilm-exact", "none"] = "chat"
     # onnxruntime threads per embedding call: one leaves a core to the API (docs/models.md).
     embed_threads: int = Field(default=1, ge=1, le=256)
     # Where the embedder's integer-kernel model is cached; unset: the user cache directory.

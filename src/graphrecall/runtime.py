@@ -26,7 +26,7 @@ from graphrecall.config import Settings, default_db_path, env_name, load_setting
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.worker import Worker
 from graphrecall.ml.cross_encoder import CrossEncoder, load_cross_encoder
-from graphrecall.ml.embedder import Embedder, MiniLMEmbedder
+from graphrecall.ml.embedder import CHAT, MODELS, STOCK, Embedder, MiniLMEmbedder, ModelFile
 from graphrecall.ml.extraction import Extractor
 from graphrecall.services import memory_writes
 from graphrecall.services.context import Context
@@ -106,15 +106,50 @@ def make_embedder(settings: Settings) -> Embedder | None:
     return minilm(settings)
 
 
-def minilm(settings: Settings | None = None) -> MiniLMEmbedder:
-    """The bundled embedder as the settings configure it (integer kernels unless
-    ``minilm-exact``); benchmarks measure it even where ``GRAPHRECALL_EMBEDDER=none``."""
+def minilm(settings: Settings | None = None, model: ModelFile | None = None) -> MiniLMEmbedder:
+    """A bundled embedder as the settings configure it (``model``, else the one they
+    name: the stock file on integer kernels unless ``minilm-exact``); benchmarks measure
+    it even where ``GRAPHRECALL_EMBEDDER=none``."""
     settings = settings or load_settings()
+    if model is None:
+        model = CHAT if settings.embedder == "chat" else STOCK
     return MiniLMEmbedder(
+        model=model,
         quantize=settings.embedder != "minilm-exact",
         threads=settings.embed_threads,
         model_cache=settings.model_cache,
     )
+
+
+EMBEDDER_SETTING = "embedder_model"
+
+
+def store_embedder(store: Store, embedder: Embedder | None, settings: Settings) -> Embedder | None:
+    """The embedder whose vectors ``store`` holds, so that no ranking mixes two models'
+    vectors: a store records the family of its vectors (``settings.embedder_model``; an
+    empty store records the configured one on its first start), and a configured
+    embedder of another family gives way to the recorded one, with a warning.
+    Re-embedding a store with another model is not built yet (issue 46): a database
+    keeps the embedder it was started with."""
+    if not isinstance(embedder, MiniLMEmbedder):
+        return embedder
+    recorded = store.setting(EMBEDDER_SETTING, embedder.family)
+    if recorded == embedder.family:
+        return embedder
+    model = MODELS.get(recorded)
+    if model is None:
+        raise ValueError(
+            f"this database's vectors were made by the embedder {recorded!r}, which this"
+            " graphrecall does not have; upgrade graphrecall"
+        )
+    log.warning(
+        "this database's vectors were made by %s, not the configured %s: searching with %s"
+        " (a database keeps the embedder it was started with)",
+        recorded,
+        embedder.family,
+        recorded,
+    )
+    return minilm(settings, model)
 
 
 def make_extractor(settings: Settings) -> Extractor | None:
@@ -252,6 +287,7 @@ def build(
             store = open_database(settings)
     try:
         models = models or Models.from_settings(settings)
+        models.embedder = store_embedder(store, models.embedder, settings)
         worker = Worker(
             IngestContext(store, models.embedder, models.extractor),
             threads=settings.worker_threads,

@@ -309,6 +309,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from graphrecall import runtime
+    from graphrecall.config import load_settings
     from graphrecall.store import open_store
     from graphrecall.store.schema import shown
 
@@ -318,7 +319,6 @@ def run(args: argparse.Namespace) -> int:
     names = [b for b, _, _ in loaded]
     if len(set(names)) != len(names):
         raise ValueError(f"--workdir: one directory per data set, got {', '.join(names)}")
-    embedder = runtime.minilm()
     sets: dict[str, dict[str, Any]] = {}
     per_question: dict[str, list[dict[str, Any]]] = {}
     for benchmark, db, questions in loaded:
@@ -327,6 +327,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{benchmark}: {len(questions)} questions on {shown(db)}", flush=True)
         store = open_store(db)
         try:
+            # the model the database's vectors were made by
+            embedder = runtime.store_embedder(store, runtime.minilm(), load_settings())
             ranked = [rank(store, embedder, q, (Change(), change)) for q in questions]
         finally:
             store.close()

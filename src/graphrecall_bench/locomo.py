@@ -387,9 +387,11 @@ def _plain_baselines(items: Sequence[Item], rows: list[dict[str, Any]]) -> None:
     """BM25, cosine and their RRF over each sample's raw turns ("speaker: text"), ids the
     turns' episode uuids, so the rankings compare with the episode search's directly."""
     from graphrecall import runtime
+    from graphrecall.ml.embedder import STOCK
     from graphrecall_bench.plain_baselines import PlainIndex, document
 
-    embedder = runtime.minilm()
+    # the stock model: the plain baselines are the anchor, unchanged by our training
+    embedder = runtime.minilm(model=STOCK)
     indexes: dict[str, PlainIndex] = {}
     started = time.perf_counter()
     for item, row in zip(items, rows, strict=True):

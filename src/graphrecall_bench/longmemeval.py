@@ -300,8 +300,10 @@ def _ask_sdk(
 def _plain(items: Sequence[LmeItem], rows: list[dict[str, Any]]) -> None:
     """The plain baselines over each haystack's raw turns, whole (not split)."""
     from graphrecall import runtime
+    from graphrecall.ml.embedder import STOCK
 
-    embedder = runtime.minilm()
+    # the stock model: the plain baselines are the anchor, unchanged by our training
+    embedder = runtime.minilm(model=STOCK)
     started = time.perf_counter()
     for item, row in zip(items, rows, strict=True):
         turns = [(f"{sid}", t) for sid, t in _rawunits(item)]

@@ -150,12 +150,13 @@ def engine_rankings(
     wait) and the options the episode search service would use, minus the other legs
     (the API cannot ask for one leg)."""
     from graphrecall import runtime
+    from graphrecall.config import load_settings
     from graphrecall.retrieval import engine
     from graphrecall.services.search import SearchParams, options
     from graphrecall.store import open_store
 
     store: Store = open_store(db)
-    embedder = runtime.minilm()
+    embedder = runtime.store_embedder(store, runtime.minilm(), load_settings())
     spec = scopes.SCOPES["episodes"]
     out: dict[str, list[tuple[float, list[str]]]] = {}
     try:

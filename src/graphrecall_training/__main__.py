@@ -31,12 +31,18 @@ def main(argv: list[str] | None = None) -> int:
     bi.add_argument("--seed", type=int, default=13)
     bi.add_argument("--epochs", type=int, default=2)
     bi.add_argument("--minutes", type=float, default=50.0)
+    bi.add_argument("--steps", type=int, help="stop after this many steps")
     bi.add_argument("--batch", type=int, default=32)
     bi.add_argument("--lr", type=float, default=2e-5)
     bi.add_argument("--eval-every", type=int, default=60)
     ex = sub.add_parser("export", help="trained weights -> int8 ONNX, with the parity check")
     ex.add_argument("--model", type=Path, required=True, help="a folder bi-encoder wrote")
     ex.add_argument("--out", type=Path, required=True, help="the int8 .onnx file to write")
+    ex.add_argument(
+        "--fixture",
+        type=Path,
+        help="also write texts with their fp32 vectors here (the product's parity test)",
+    )
     ev = sub.add_parser("evaluate", help="evidence recall of an embedder on every set")
     ev.add_argument("--model", default="stock", help="an int8 .onnx file, or 'stock'")
     ev.add_argument("--sets", default="held-out,locomo,longmemeval")
@@ -64,12 +70,13 @@ def main(argv: list[str] | None = None) -> int:
             epochs=args.epochs,
             minutes=args.minutes,
             eval_every=args.eval_every,
+            max_steps=args.steps,
         )
         pairs = mine.pairs(pack, train, None, args.seed)
         record = bi_encoder.train(pairs, evaluate.held_out_cases(pack), args.out, settings)
         print(json.dumps(record["best"], indent=2))
     elif args.step == "export":
-        _export(args.model, args.out, pack)
+        _export(args.model, args.out, pack, args.fixture)
     elif args.step == "evaluate":
         _evaluate(args.model, args.sets.split(","), pack, args.json, args.threads)
     elif args.step == "cross-encoder":
@@ -102,7 +109,20 @@ def _stock_file() -> Path:
     return target
 
 
-def _export(model: Path, out: Path, pack: Any) -> None:
+PARITY_TEXTS = (
+    "Where does Dana work now?",
+    "On 8 May 2023, Melanie: I'm off to go swimming with the kids!",
+    "user: I moved to Berlin last month and started at a new studio.",
+    "assistant: Here are three tips for growing tomatoes on a balcony.",
+    "What activities does Melanie partake in?",
+    "On 3 June 2022, Caroline: The support group helped me a lot.\n(replying to Mel: How"
+    " was the meeting?)",
+    "Bob: Did you ever finish the painting of the lake?",
+    "How many days did I spend camping in Yosemite?",
+)
+
+
+def _export(model: Path, out: Path, pack: Any, fixture: Path | None) -> None:
     from graphrecall_training import bi_encoder, evaluate, export
 
     encoder = bi_encoder.Encoder(model)
@@ -114,6 +134,13 @@ def _export(model: Path, out: Path, pack: Any) -> None:
     parity = export.embedding_parity(encoder.numpy(), export.onnx_encoder(out), texts)
     record = {"file": str(out), "bytes": out.stat().st_size, "sha256": digest, **parity}
     out.with_suffix(".json").write_text(json.dumps(record, indent=2))
+    if fixture is not None:
+        vectors = encoder.numpy()(list(PARITY_TEXTS))
+        rows = [
+            {"text": t, "fp32": [round(float(x), 6) for x in v]}
+            for t, v in zip(PARITY_TEXTS, vectors, strict=True)
+        ]
+        fixture.write_text(json.dumps({"sha256": digest, "texts": rows}) + "\n")
     print(json.dumps(record, indent=2))
 
 

@@ -45,6 +45,8 @@ class Settings:
     epochs: int = 2
     negatives: int = 1  # hard negatives per pair in each step
     minutes: float = 50.0  # training stops when this is spent (evaluation included)
+    # ... or after this many steps: a step count reproduces a run on any machine
+    max_steps: int | None = None
     eval_every: int = 100  # steps
     warmup: float = 0.1  # share of the steps with a rising learning rate
 
@@ -158,6 +160,9 @@ def train(
             if _minutes(started) > settings.minutes:
                 stopped = "minutes"
                 break
+            if settings.max_steps is not None and step >= settings.max_steps:
+                stopped = "steps"
+                break
             model.train()
             batch = order[start : start + settings.batch]
             negatives = [n for p in batch for n in _some(p.negatives, settings.negatives, rng)]
@@ -182,7 +187,7 @@ def train(
                 )
             if step % settings.eval_every == 0:
                 checkpoint(step)
-        if stopped == "minutes":
+        if stopped != "epochs":
             break
     if not history or history[-1]["step"] != step:
         checkpoint(step)

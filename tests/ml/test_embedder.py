@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from graphrecall.ml.embedder import MiniLMEmbedder
+from graphrecall.ml.embedder import CHAT, MiniLMEmbedder
 
 
 def test_vectors_are_normalised_and_meaningful() -> None:
@@ -42,3 +45,21 @@ def test_repeated_texts_are_embedded_once() -> None:
     np.testing.assert_allclose(again[1], first[1], atol=1e-6)
     np.testing.assert_allclose(again[2], first[0], atol=1e-6)
     np.testing.assert_allclose(again[3], embedder.embed(["new"])[0], atol=1e-6)
+
+
+def test_the_chat_model_ships_and_matches_its_trained_weights() -> None:
+    """graphrecall's own embedder (issue 46) loads offline from the package with
+    onnxruntime alone, and its int8 file agrees with the fp32 weights it was exported
+    from (vectors recorded by ``python -m graphrecall_training export --fixture``)."""
+    fixture = json.loads((Path(__file__).parent / "data" / "chat-embedder-parity.json").read_text())
+    assert fixture["sha256"] == CHAT.sha256
+    embedder = MiniLMEmbedder(model=CHAT)
+    texts = [row["text"] for row in fixture["texts"]]
+    vectors = embedder.embed(texts)
+    reference = np.asarray([row["fp32"] for row in fixture["texts"]], dtype=np.float32)
+    cosine = (vectors * reference).sum(axis=1) / np.linalg.norm(reference, axis=1)
+    assert cosine.mean() >= 0.99 and cosine.min() >= 0.98
+    assert embedder.model_id == "graphrecall-chat-minilm-l6-v1-int8-dynamic"
+    # it is not the stock model
+    stock = MiniLMEmbedder().embed(texts)
+    assert float((stock * vectors).sum(axis=1).mean()) < 0.98

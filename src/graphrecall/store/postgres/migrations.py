@@ -551,6 +551,14 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX episodes_thread ON episodes(graph_uuid, thread_uuid, created_at, uuid);
     """,
+    # 17: the embedder a store's vectors were made by (``settings.embedder_model``):
+    # stores that already hold vectors were made by all-MiniLM-L6-v2; an empty one
+    # records the configured embedder on its first start (runtime.py: store_embedder).
+    """
+    INSERT INTO settings (key, value)
+        SELECT 'embedder_model', 'all-MiniLM-L6-v2' WHERE EXISTS (SELECT 1 FROM embeddings)
+        ON CONFLICT (key) DO NOTHING;
+    """,
 ]
 
 
