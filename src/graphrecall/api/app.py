@@ -1,5 +1,6 @@
 """The ASGI application: the Zep v4 face under ``/api/v4`` (and at the root, as the SDK
-docs suggest), error mapping, middleware, and the ingestion worker's lifetime."""
+docs suggest), Zep v3 under ``/api/v2``, error mapping, middleware, and the ingestion
+worker's lifetime."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 
 from graphrecall import __version__
-from graphrecall.api import docs, errors, memory_engine, openapi, ui
+from graphrecall.api import docs, errors, memory_engine, openapi, ui, zep_v3
 from graphrecall.api.middleware import RequestContext
 from graphrecall.api.zep_v4 import (
     batches,
@@ -153,6 +154,9 @@ def create_app(
             app.include_router(router, prefix=prefix, include_in_schema=documented)
     for prefix, _ in prefixes:
         _add_unbuilt_routes(app, prefix)
+    # -- Zep v3 (zep-cloud 3.x clients) under /api/v2: a translation onto the v4 services --
+    for router in zep_v3.ROUTERS:
+        app.include_router(router, prefix=zep_v3.PREFIX, include_in_schema=False)
     docs.install(app)
     ui.install(app)
     app.add_middleware(RequestContext, body_timeout=rt.settings.http_body_timeout)

@@ -60,16 +60,20 @@ def time_zone_of(ctx: Context, project: Project, graph: Graph) -> str:
 
 
 def _standard_graph(
-    project: Project, name: str | None, description: str | None, time_zone: str | None
+    project: Project,
+    name: str | None,
+    description: str | None,
+    time_zone: str | None,
+    graph_id: str | None = None,
 ) -> Graph:
-    """A new standard graph (its graph_id is its uuid), not stored."""
+    """A new standard graph (its graph_id the caller's, else its uuid), not stored."""
     stamp = clock.now()
     uuid = new_id()
     return Graph(
         uuid=uuid,
         project_uuid=project.uuid,
         type="standard",
-        graph_id=uuid,
+        graph_id=graph_id or uuid,
         name=name,
         description=description,
         time_zone=time_zone,
@@ -78,10 +82,19 @@ def _standard_graph(
     )
 
 
-def create_graph(ctx: Context, project: Project, body: GraphCreate) -> Graph:
+def create_graph(
+    ctx: Context, project: Project, body: GraphCreate, graph_id: str | None = None
+) -> Graph:
+    """A standard graph; ``graph_id`` is the caller's id for it (Zep v3 addresses graphs
+    by it), unique in the project."""
     time_zone = check_time_zone(body.time_zone, param="time_zone")
-    graph = _standard_graph(project, body.name, body.description, time_zone)
-    ctx.store.insert([graph])
+    graph = _standard_graph(project, body.name, body.description, time_zone, graph_id)
+    with ctx.store.transaction():
+        if graph_id and ctx.store.find(
+            Graph, {"project_uuid": project.uuid, "graph_id": graph_id}, limit=1
+        ):
+            raise BadRequest(f"graph_id {graph_id!r} is already taken", param="graph_id")
+        ctx.store.insert([graph])
     return graph
 
 

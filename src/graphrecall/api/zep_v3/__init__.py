@@ -1,0 +1,25 @@
+"""The Zep v3 face under ``/api/v2`` (``zep-cloud`` 3.x, ``@getzep/zep-cloud`` 3.x).
+
+A thin translation onto the v4 services: v3 addresses users, threads and graphs by the
+developer's ids (``user_id``, ``thread_id``, ``graph_id``), which ``ids.py`` resolves to
+the records the v4 services take; ``wire.py`` reshapes what they answer into v3's shapes
+(bare arrays, ``{message_uuids, task_id}``, ``{threads, total_count}``). Nothing is
+searched, stored or assembled here. docs/migrating-from-zep-v3.md lists what is served.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from graphrecall.api.zep_v3 import graph, graph_items, tasks, threads, users
+
+PREFIX = "/api/v2"
+# Routes are tried in order; no path of one router is a path of another (graph's
+# ``/graph/{graph_id}`` has one segment after ``/graph``, graph_items' have two or more).
+ROUTERS: tuple[APIRouter, ...] = (
+    threads.router,
+    graph.router,
+    graph_items.router,
+    users.router,
+    tasks.router,
+)

@@ -1,0 +1,94 @@
+"""v3 request bodies: the v4 inputs under v3's field names, so validation (limits, the
+field a 400 names) is the v4 one."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AliasChoices, Field
+
+from graphrecall.api.zep_v4.bodies import Body, RerankerName
+from graphrecall.domain import limits
+from graphrecall.domain.inputs import EpisodeCreate, MessageCreate, MessagesAdd
+
+DeveloperId = Annotated[str, Field(min_length=1, max_length=limits.MAX_USER_ID_CHARS)]
+
+
+class ThreadCreateV3(Body):
+    thread_id: DeveloperId
+    user_id: DeveloperId
+
+
+class MessageV3(MessageCreate):
+    """A v3 message: its time is ``created_at`` (v4: ``reference_time``)."""
+
+    reference_time: str | None = Field(
+        default=None, validation_alias=AliasChoices("created_at", "reference_time")
+    )
+
+
+class MessagesAddV3(MessagesAdd):
+    # Each item is a MessageCreate (a subclass): the v4 service reads it as one.
+    messages: Annotated[  # type: ignore[assignment]
+        list[MessageV3], Field(min_length=1, max_length=limits.MAX_MESSAGES_PER_CALL)
+    ]
+
+
+class GraphTarget(Body):
+    """v3 names the graph of a graph call by ``user_id`` (the user's graph) or
+    ``graph_id``; zep-cloud 2.x said ``group_id``."""
+
+    user_id: str | None = None
+    graph_id: str | None = Field(
+        default=None, validation_alias=AliasChoices("graph_id", "group_id")
+    )
+
+
+class EpisodeAddV3(EpisodeCreate):
+    """``graph.add``: v3's ``created_at`` is the episode's time (v4: ``reference_time``)."""
+
+    user_id: str | None = None
+    graph_id: str | None = Field(
+        default=None, validation_alias=AliasChoices("graph_id", "group_id")
+    )
+    reference_time: str | None = Field(
+        default=None, validation_alias=AliasChoices("created_at", "reference_time")
+    )
+
+
+class EpisodeBatchItemV3(EpisodeCreate):
+    reference_time: str | None = Field(
+        default=None, validation_alias=AliasChoices("created_at", "reference_time")
+    )
+
+
+class EpisodeBatchV3(GraphTarget):
+    episodes: Annotated[list[EpisodeBatchItemV3], Field(min_length=1, max_length=20)]
+
+
+class GraphCreateV3(Body):
+    graph_id: DeveloperId
+    name: Annotated[str | None, Field(max_length=limits.MAX_NAME_CHARS)] = None
+    description: str | None = None
+    time_zone: str | None = None
+
+
+class SearchV3(GraphTarget):
+    query: str = Field(max_length=8192)
+    scope: Literal["edges", "nodes", "episodes", "auto"] | None = None
+    reranker: RerankerName | None = None
+    limit: int | None = Field(default=None, ge=1, le=50)
+    mmr_lambda: float | None = Field(default=None, ge=0.0, le=1.0)
+    center_node_uuid: str | None = None
+    bfs_origin_node_uuids: list[str] | None = Field(default=None, max_length=5)
+    search_filters: dict[str, Any] | None = None
+    max_characters: int | None = Field(default=None, ge=1, le=50000)
+    return_raw_results: bool | None = None
+
+
+class ItemListV3(Body):
+    """The body of ``graph.edge/node.get_by_user_id`` and friends."""
+
+    limit: int | None = Field(default=None, ge=1)
+    uuid_cursor: str | None = None
+    cursor: str | None = None

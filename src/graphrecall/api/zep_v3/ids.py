@@ -1,0 +1,65 @@
+"""Zep v3's developer ids resolved to the records the v4 services take.
+
+Every v3 route names its user, thread or graph by the id the developer gave it; the v4
+services are keyed by uuid. The lookups are the v4 ones (``/users/lookup`` and friends),
+so an unknown id is the same 404 naming the same field."""
+
+from __future__ import annotations
+
+from graphrecall.domain.errors import BadRequest, NotFound
+from graphrecall.domain.ids import check_uuid
+from graphrecall.domain.models import Edge, Episode, Graph, Node, Project, Record, Thread, User
+from graphrecall.services import graphs, threads, users
+from graphrecall.services.context import Context
+
+
+def user(ctx: Context, project: Project, user_id: str) -> User:
+    return users.lookup_user(ctx, project, user_id=user_id, graph_id=None, thread_id=None)
+
+
+def thread(ctx: Context, project: Project, thread_id: str) -> Thread:
+    return threads.lookup_thread(ctx, project, thread_id)
+
+
+def graph(ctx: Context, project: Project, graph_id: str) -> Graph:
+    return graphs.lookup_graph(ctx, project, graph_id=graph_id, thread_id=None, user_id=None)
+
+
+def target_graph(
+    ctx: Context, project: Project, user_id: str | None, graph_id: str | None
+) -> Graph:
+    """The graph a body names by ``user_id`` (the user's graph) or ``graph_id``: one of
+    them, as v3 requires."""
+    if user_id and graph_id:
+        raise BadRequest("give user_id or graph_id, not both", param="graph_id")
+    if user_id:
+        return graphs.lookup_graph(ctx, project, graph_id=None, thread_id=None, user_id=user_id)
+    if graph_id:
+        return graph(ctx, project, graph_id)
+    raise BadRequest("give user_id or graph_id", param="user_id")
+
+
+def item_graph(
+    ctx: Context, project: Project, kind: type[Edge] | type[Node] | type[Episode], uuid: str
+) -> tuple[Record, Graph]:
+    """An edge, node or episode named by uuid alone (v3's item routes carry no graph),
+    with its graph; another project's item is not found."""
+    name = {Edge: "edge", Node: "node", Episode: "episode"}[kind]
+    uuid = check_uuid(uuid, param="uuid")
+    record = ctx.store.get(kind, uuid)
+    if record is None:
+        raise NotFound(name, uuid, param="uuid")
+    try:
+        owner = graphs.resolve(ctx, project, record.graph_uuid)
+    except NotFound:
+        raise NotFound(name, uuid, param="uuid") from None
+    return record, owner
+
+
+def thread_ids(ctx: Context, project: Project, thread_uuids: set[str]) -> dict[str, str | None]:
+    """thread uuid -> its developer id, for episodes that came from messages."""
+    out: dict[str, str | None] = {}
+    for uuid in thread_uuids:
+        found = ctx.store.get(Thread, uuid, {"project_uuid": project.uuid})
+        out[uuid] = found.thread_id if found else None
+    return out

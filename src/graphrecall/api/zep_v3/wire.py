@@ -1,0 +1,301 @@
+"""Zep v3 wire models, and the reshaping of v4 answers into them.
+
+Field names follow the v3 SDK's models (``zep_cloud/types`` of zep-cloud 3.30.0): an
+edge's episodes are ``episodes`` (v4: ``episode_uuids``), an episode's speaker is
+``role`` and its role ``role_type`` (v4: ``role_name`` and ``role``), a thread and an
+episode carry the developer's ``thread_id``/``user_id``. Each conversion starts from the
+v4 wire item (``api/zep_v4/wire.py``), so what a record shows is decided once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from graphrecall.api.zep_v4 import wire as v4
+from graphrecall.domain import models as m
+
+
+class Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class UserV3(Wire):
+    uuid: str
+    user_id: str | None = None
+    email: str | None = None
+    first_name: str | None = None
+    last_name: str | None = None
+    metadata: dict[str, Any] | None = None
+    time_zone: str | None = None
+    disable_default_ontology: bool | None = None
+    graph_uuid: str
+    project_uuid: str
+    created_at: str
+    updated_at: str
+
+
+class UserListV3(Wire):
+    users: list[UserV3]
+    total_count: int
+    row_count: int
+
+
+class ThreadV3(Wire):
+    uuid: str
+    thread_id: str | None = None
+    user_id: str | None = None
+    user_uuid: str
+    graph_uuid: str
+    project_uuid: str
+    created_at: str
+
+
+class ThreadListV3(Wire):
+    threads: list[ThreadV3]
+    total_count: int
+    response_count: int
+
+
+class MessageV3(Wire):
+    uuid: str
+    role: str
+    name: str | None = None
+    content: str
+    metadata: dict[str, Any] | None = None
+    created_at: str
+    processed: bool
+
+
+class MessageListV3(Wire):
+    messages: list[MessageV3]
+    row_count: int
+    total_count: int
+    thread_created_at: str
+    user_id: str | None = None
+    user_uuid: str
+
+
+class AddMessagesV3(Wire):
+    message_uuids: list[str]
+    task_id: str
+    context: str | None = None
+
+
+class ContextV3(Wire):
+    context: str
+
+
+class SuccessV3(Wire):
+    message: str
+
+
+class TaskErrorV3(Wire):
+    code: str | None = None
+    message: str | None = None
+    details: dict[str, Any] | None = None
+
+
+class TaskProgressV3(Wire):
+    stage: str | None = None
+    message: str | None = None
+
+
+class TaskV3(Wire):
+    task_id: str
+    type: str
+    status: str
+    progress: TaskProgressV3 | None = None
+    error: TaskErrorV3 | None = None
+    created_at: str
+    started_at: str | None = None
+    updated_at: str | None = None
+    completed_at: str | None = None
+
+
+class GraphV3(Wire):
+    uuid: str
+    graph_id: str | None = None
+    name: str | None = None
+    description: str | None = None
+    time_zone: str | None = None
+    project_uuid: str
+    created_at: str
+    updated_at: str
+
+
+class GraphListV3(Wire):
+    graphs: list[GraphV3]
+    page_number: int
+    page_size: int
+    row_count: int
+    total_count: int
+
+
+class EpisodeV3(Wire):
+    uuid: str
+    content: str
+    created_at: str
+    source: str
+    source_description: str | None = None
+    role: str | None = None
+    role_type: str | None = None
+    metadata: dict[str, Any] | None = None
+    document_id: str | None = None
+    thread_id: str | None = None
+    processed: bool
+    task_id: str | None = None
+    score: float | None = None
+    relevance: float | None = None
+
+
+class EpisodesV3(Wire):
+    episodes: list[EpisodeV3]
+
+
+class EdgeV3(Wire):
+    uuid: str
+    name: str
+    fact: str
+    attributes: dict[str, Any] | None = None
+    episodes: list[str]
+    created_at: str
+    valid_at: str | None = None
+    invalid_at: str | None = None
+    expired_at: str | None = None
+    scope: str | None = None
+    source_node_uuid: str
+    source_node_name: str | None = None
+    source_node_labels: list[str] | None = None
+    target_node_uuid: str
+    target_node_name: str | None = None
+    target_node_labels: list[str] | None = None
+    hyperedge_uuid: str | None = None
+    score: float | None = None
+    relevance: float | None = None
+
+
+class NodeV3(Wire):
+    uuid: str
+    name: str
+    labels: list[str]
+    summary: str  # required by the v3 SDK: "" when the node has none yet
+    attributes: dict[str, Any] | None = None
+    created_at: str
+    degree: int | None = None
+    episodes: list[str]
+    episodes_truncated: bool
+    score: float | None = None
+    relevance: float | None = None
+
+
+class UserNodeV3(Wire):
+    node: NodeV3 | None = None
+
+
+class MentionsV3(Wire):
+    nodes: list[NodeV3]
+    edges: list[EdgeV3]
+
+
+class SearchResultsV3(Wire):
+    edges: list[EdgeV3] | None = None
+    nodes: list[NodeV3] | None = None
+    episodes: list[EpisodeV3] | None = None
+    context: str | None = None
+
+
+# -- conversions ----------------------------------------------------------------------
+
+
+def user(u: m.User) -> UserV3:
+    return UserV3(**u.model_dump(exclude={"node_uuid"}))
+
+
+def thread(t: m.Thread, user_id: str | None) -> ThreadV3:
+    return ThreadV3(**t.model_dump(exclude={"updated_at"}), user_id=user_id)
+
+
+def message(w: v4.MessageWire) -> MessageV3:
+    # v3's created_at is the message's own time (v4: reference_time); a v3 role is
+    # never absent ("norole" stands for none).
+    return MessageV3(
+        uuid=w.uuid,
+        role=w.role or "norole",
+        name=w.name,
+        content=w.content,
+        metadata=w.metadata,
+        created_at=w.reference_time or w.created_at,
+        processed=w.processed,
+    )
+
+
+def task(w: v4.TaskWire) -> TaskV3:
+    error = None
+    if w.error is not None:
+        error = TaskErrorV3(
+            code=_text(w.error.get("code")),
+            message=_text(w.error.get("message")),
+            details={k: v for k, v in w.error.items() if k not in ("code", "message")} or None,
+        )
+    return TaskV3(
+        task_id=w.uuid,
+        type=w.type,
+        status=w.status,
+        progress=TaskProgressV3(stage=w.progress.stage) if w.progress else None,
+        error=error,
+        created_at=w.created_at,
+        started_at=w.started_at,
+        updated_at=w.updated_at,
+        completed_at=w.completed_at,
+    )
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def graph(g: m.Graph) -> GraphV3:
+    return GraphV3(**g.model_dump(exclude={"type", "user_uuid"}))
+
+
+def episode(
+    w: v4.EpisodeWire, thread_id: str | None = None, task_id: str | None = None
+) -> EpisodeV3:
+    return EpisodeV3(
+        uuid=w.uuid,
+        content=w.content,
+        created_at=w.reference_time or w.created_at,  # v3's is the episode's own time
+        source=w.source,
+        source_description=w.source_description,
+        role=w.role_name,
+        role_type=w.role,
+        metadata=w.metadata,
+        document_id=w.document_id,
+        thread_id=thread_id,
+        processed=w.processed,
+        task_id=task_id,
+        score=w.score,
+        relevance=w.relevance,
+    )
+
+
+def edge(w: v4.EdgeWire) -> EdgeV3:
+    fields = w.model_dump(exclude={"episode_uuids", "graph_uuid", "user_uuid"})
+    return EdgeV3(**fields, episodes=w.episode_uuids)
+
+
+def node(w: v4.NodeWire) -> NodeV3:
+    return NodeV3(
+        uuid=w.uuid,
+        name=w.name,
+        labels=w.labels,
+        summary=w.summary or "",
+        attributes=w.attributes,
+        created_at=w.created_at,
+        degree=w.degree,
+        episodes=w.episode_uuids,
+        episodes_truncated=w.episode_uuids_truncated,
+        score=w.score,
+        relevance=w.relevance,
+    )
