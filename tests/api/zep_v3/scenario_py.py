@@ -1,14 +1,16 @@
 """An ordinary agent's calls through the published Python ``zep-cloud`` 3.x SDK, run in
 its own interpreter path (the test suite's own environment has zep-cloud 4).
 
-Usage: ``python scenario_py.py BASE_URL API_KEY``. Prints one JSON line per call:
-``{"call": name, "ok": bool, "detail": str}``; exits 0 once every call has run.
+Usage: ``python scenario_py.py BASE_URL API_KEY`` (ids prefixed with $SCENARIO_USER).
+Prints one JSON line per call: ``{"call": name, "ok": bool, "detail": str}``; exits 0
+once every call has run.
 Imports nothing of graphrecall: it is a client, as a user's agent is.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 import traceback
@@ -19,6 +21,9 @@ from zep_cloud import Message, NotFoundError
 from zep_cloud.client import Zep
 
 BASE_URL, API_KEY = sys.argv[1], sys.argv[2]
+# Ids of this run's own (two clients may share one server).
+PREFIX = os.environ.get("SCENARIO_USER", "v3")
+ALICE, THREAD, KB = f"{PREFIX}-alice", f"{PREFIX}-thread-1", f"{PREFIX}-kb"
 client = Zep(api_key=API_KEY, base_url=BASE_URL)
 state: dict[str, Any] = {}
 
@@ -48,27 +53,27 @@ def wait_task(task_id: str) -> str:
 
 
 def add_user() -> str:
-    user = client.user.add(user_id="v3-alice", first_name="Alice", email="alice@example.com")
-    check(user.user_id == "v3-alice" and bool(user.uuid_), f"user {user}")
+    user = client.user.add(user_id=ALICE, first_name="Alice", email="alice@example.com")
+    check(user.user_id == ALICE and bool(user.uuid_), f"user {user}")
     state["user_uuid"] = user.uuid_
     return user.uuid_
 
 
 def get_user() -> str:
-    user = client.user.get("v3-alice")
+    user = client.user.get(ALICE)
     check(user.first_name == "Alice" and user.uuid_ == state["user_uuid"], f"user {user}")
     return str(user.email)
 
 
 def create_thread() -> str:
-    thread = client.thread.create(thread_id="v3-thread-1", user_id="v3-alice")
-    check(thread.thread_id == "v3-thread-1" and thread.user_id == "v3-alice", f"{thread}")
+    thread = client.thread.create(thread_id=THREAD, user_id=ALICE)
+    check(thread.thread_id == THREAD and thread.user_id == ALICE, f"{thread}")
     return str(thread.uuid_)
 
 
 def add_messages() -> str:
     added = client.thread.add_messages(
-        "v3-thread-1",
+        THREAD,
         messages=[
             Message(role="user", name="Alice", content="I just moved to Lisbon."),
             Message(role="assistant", name="Agent", content="Welcome to Portugal!"),
@@ -88,7 +93,7 @@ def task_done() -> str:
 
 
 def messages_processed() -> str:
-    listed = client.thread.get("v3-thread-1")
+    listed = client.thread.get(THREAD)
     messages = listed.messages or []
     check([m.uuid_ for m in messages] == state["message_uuids"], f"order {messages}")
     check(all(m.processed for m in messages), "not all processed")
@@ -98,21 +103,21 @@ def messages_processed() -> str:
 
 
 def last_messages() -> str:
-    listed = client.thread.get("v3-thread-1", lastn=2)
+    listed = client.thread.get(THREAD, lastn=2)
     contents = [m.content for m in listed.messages or []]
     check(contents == ["Welcome to Portugal!", "I work at a bakery in Alfama now."], f"{contents}")
     return str(contents)
 
 
 def user_context() -> str:
-    context = client.thread.get_user_context("v3-thread-1").context or ""
+    context = client.thread.get_user_context(THREAD).context or ""
     check("Lisbon" in context, f"context without Lisbon: {context[:300]}")
     return context[:120]
 
 
 def graph_add_text() -> str:
     episode = client.graph.add(
-        user_id="v3-alice", type="text", data="Alice adopted a cat named Miso last spring."
+        user_id=ALICE, type="text", data="Alice adopted a cat named Miso last spring."
     )
     check(bool(episode.uuid_) and episode.content.startswith("Alice adopted"), f"{episode}")
     state.setdefault("tasks", []).append(episode.task_id)
@@ -122,7 +127,7 @@ def graph_add_text() -> str:
 
 def graph_add_json() -> str:
     data = json.dumps({"name": "Alice", "employer": "Padaria Alfama", "city": "Lisbon"})
-    episode = client.graph.add(user_id="v3-alice", type="json", data=data)
+    episode = client.graph.add(user_id=ALICE, type="json", data=data)
     check(episode.source == "json", f"{episode}")
     state.setdefault("tasks", []).append(episode.task_id)
     return episode.uuid_
@@ -135,7 +140,7 @@ def graph_tasks_done() -> str:
 
 
 def edge_search() -> str:
-    found = client.graph.search(user_id="v3-alice", query="Where does Alice live?", limit=5)
+    found = client.graph.search(user_id=ALICE, query="Where does Alice live?", limit=5)
     facts = [e.fact for e in found.edges or []]
     check(any("Lisbon" in f for f in facts), f"facts {facts}")
     state["edge_uuid"] = (found.edges or [])[0].uuid_
@@ -143,7 +148,7 @@ def edge_search() -> str:
 
 
 def node_search() -> str:
-    found = client.graph.search(user_id="v3-alice", query="Miso the cat", scope="nodes")
+    found = client.graph.search(user_id=ALICE, query="Miso the cat", scope="nodes")
     names = [n.name for n in found.nodes or []]
     check(any("Miso" in n for n in names), f"names {names}")
     state["node_uuid"] = next(n.uuid_ for n in found.nodes or [] if "Miso" in n.name)
@@ -151,79 +156,77 @@ def node_search() -> str:
 
 
 def episode_search() -> str:
-    found = client.graph.search(user_id="v3-alice", query="bakery Alfama", scope="episodes")
+    found = client.graph.search(user_id=ALICE, query="bakery Alfama", scope="episodes")
     contents = [e.content for e in found.episodes or []]
     check(any("bakery" in c for c in contents), f"{contents}")
     return str(contents[:2])
 
 
 def user_threads() -> str:
-    threads = client.user.get_threads("v3-alice")
-    check([t.thread_id for t in threads] == ["v3-thread-1"], f"{threads}")
+    threads = client.user.get_threads(ALICE)
+    check([t.thread_id for t in threads] == [THREAD], f"{threads}")
     return str(len(threads))
 
 
 def list_threads() -> str:
     listed = client.thread.list_all(page_number=1, page_size=10)
     ids = [t.thread_id for t in listed.threads or []]
-    check("v3-thread-1" in ids and (listed.total_count or 0) >= 1, f"{listed}")
+    check(THREAD in ids and (listed.total_count or 0) >= 1, f"{listed}")
     return str(ids)
 
 
 def user_node() -> str:
-    node = client.user.get_node("v3-alice").node
+    node = client.user.get_node(ALICE).node
     check(node is not None and "Alice" in node.name, f"{node}")
     return node.name if node else ""
 
 
 def graph_create() -> str:
-    graph = client.graph.create(graph_id="v3-kb", name="Knowledge base")
-    check(graph.graph_id == "v3-kb" and graph.name == "Knowledge base", f"{graph}")
+    graph = client.graph.create(graph_id=KB, name="Knowledge base")
+    check(graph.graph_id == KB and graph.name == "Knowledge base", f"{graph}")
     return str(graph.uuid_)
 
 
 def graph_get() -> str:
-    graph = client.graph.get("v3-kb")
-    check(graph.graph_id == "v3-kb", f"{graph}")
+    graph = client.graph.get(KB)
+    check(graph.graph_id == KB, f"{graph}")
     return str(graph.name)
 
 
 def graph_list() -> str:
     listed = client.graph.list_all(page_number=1, page_size=50)
     ids = [g.graph_id for g in listed.graphs or []]
-    check("v3-kb" in ids, f"{ids}")
+    check(KB in ids, f"{ids}")
     return str(listed.total_count)
 
 
 def graph_add_to_graph() -> str:
-    episode = client.graph.add(
-        graph_id="v3-kb", type="text", data="The Alfama bakery opens at seven."
-    )
+    episode = client.graph.add(graph_id=KB, type="text", data="The Alfama bakery opens at seven.")
     status = wait_task(str(episode.task_id))
     check(status == "succeeded", status)
     return episode.uuid_
 
 
 def edges_of_user() -> str:
-    edges = client.graph.edge.get_by_user_id("v3-alice", limit=50)
+    edges = client.graph.edge.get_by_user_id(ALICE, limit=50)
     check(any("Lisbon" in e.fact for e in edges), f"{[e.fact for e in edges]}")
     return str(len(edges))
 
 
 def nodes_of_user() -> str:
-    nodes = client.graph.node.get_by_user_id("v3-alice", limit=50)
+    nodes = client.graph.node.get_by_user_id(ALICE, limit=50)
     check(any(n.name == "Lisbon" for n in nodes), f"{[n.name for n in nodes]}")
     return str(len(nodes))
 
 
 def nodes_of_graph() -> str:
-    nodes = client.graph.node.get_by_graph_id("v3-kb")
+    nodes = client.graph.node.get_by_graph_id(KB)
     check(len(nodes) >= 1, "no nodes")
     return str([n.name for n in nodes])
 
 
 def episodes_of_user() -> str:
-    found = client.graph.episode.get_by_user_id("v3-alice", lastn=10)
+    found = client.graph.episode.get_by_user_id(ALICE, lastn=10)
     contents = [e.content for e in found.episodes or []]
     check(len(contents) == 5 and any("Miso" in c for c in contents), f"{contents}")
     return str(len(contents))
@@ -261,27 +264,27 @@ def episode_mentions() -> str:
 
 
 def thread_delete() -> str:
-    client.thread.delete("v3-thread-1")
+    client.thread.delete(THREAD)
     try:
-        client.thread.get("v3-thread-1")
+        client.thread.get(THREAD)
     except NotFoundError:
         return "404 after delete"
     raise AssertionError("thread still there")
 
 
 def graph_delete() -> str:
-    client.graph.delete("v3-kb")
+    client.graph.delete(KB)
     try:
-        client.graph.get("v3-kb")
+        client.graph.get(KB)
     except NotFoundError:
         return "404 after delete"
     raise AssertionError("graph still there")
 
 
 def user_delete() -> str:
-    client.user.delete("v3-alice")
+    client.user.delete(ALICE)
     try:
-        client.user.get("v3-alice")
+        client.user.get(ALICE)
     except NotFoundError:
         return "404 after delete"
     raise AssertionError("user still there")
