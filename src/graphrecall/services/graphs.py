@@ -109,11 +109,20 @@ def update_graph(ctx: Context, project: Project, graph_uuid: str, body: GraphUpd
 
 
 def list_graphs(
-    ctx: Context, project: Project, page: PageRequest, search: str | None = None
+    ctx: Context,
+    project: Project,
+    page: PageRequest,
+    search: str | None = None,
+    graph_type: str | None = None,
 ) -> Page[Graph]:
+    """The project's graphs; ``graph_type`` "standard" leaves out the users' graphs
+    (Zep v3 lists only those, a user's graph being reached through its user)."""
+    scope = {"project_uuid": project.uuid}
+    if graph_type:
+        scope["type"] = graph_type
     return ctx.store.list_page(
         Graph,
-        {"project_uuid": project.uuid},
+        scope,
         page,
         search=search,
         search_fields=("name", "description", "graph_id"),

@@ -106,12 +106,16 @@ def list_graphs(
     ctx: Context = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
-    """The project's graphs, as v4 lists them."""
+    """The project's standard graphs (a user's graph is reached through its user, as in
+    v3)."""
     wanted = numbered(
         page_number, page_size, order_by, asc, GRAPH_ORDERS, names=("pageNumber", "pageSize")
     )
     found, total = numbered_page(
-        lambda page: graphs.list_graphs(ctx, project, page, str_param(search_text)), wanted
+        lambda page: graphs.list_graphs(
+            ctx, project, page, str_param(search_text), graph_type="standard"
+        ),
+        wanted,
     )
     return v3wire.GraphListV3(
         graphs=[v3wire.graph(g) for g in found],

@@ -1,0 +1,78 @@
+"""The v3 routes under /api/v2: each request reaches the route meant for it (routes are
+tried in order, so a literal path such as ``/graph/list-all`` is tried before
+``/graph/{graph_id}``), and nothing under /api/v2 shadows or is shadowed by the v4 face,
+the Memory Engine face under /api/v1, or the root routes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from fastapi.routing import APIRoute
+from starlette.routing import Match
+
+from graphrecall.api import zep_v3
+from graphrecall.api.app import create_app
+from graphrecall.config import Settings
+
+OTHER = [
+    ("POST", "/api/v1/memory/rpc"),
+    ("POST", "/api/v1/user/rpc"),
+    ("GET", "/api/v1/version"),
+    ("GET", "/healthz"),
+    ("POST", "/api/v4/users"),
+    ("GET", "/api/v4/users/x1"),
+    ("POST", "/threads"),  # v4 at the root
+]
+# Literal paths that a parameter route of the same method would also match.
+LITERALS = [
+    ("GET", "/graph/list-all", "list_graphs"),
+    ("POST", "/graph/search", "search_graph"),
+    ("POST", "/graph/create", "create_graph"),
+    ("GET", "/users-ordered", "list_users_ordered"),
+]
+
+
+V3_ROUTES = [r for router in zep_v3.ROUTERS for r in router.routes if isinstance(r, APIRoute)]
+
+
+def _scope(method: str, path: str) -> dict[str, Any]:
+    return {"type": "http", "method": method, "path": path, "root_path": "", "headers": []}
+
+
+def _first_v3(method: str, path: str) -> APIRoute | None:
+    """The v3 route a request under /api/v2 reaches: the app tries the v3 routers in
+    ROUTERS order, and each router its routes in order."""
+    for route in V3_ROUTES:
+        if route.matches(_scope(method, path))[0] == Match.FULL:
+            return route
+    return None
+
+
+def _app_entries(app: Any, method: str, path: str) -> list[Any]:
+    """The app's top-level entries (a route, or an included router) matching a request."""
+    return [r for r in app.router.routes if r.matches(_scope(method, path))[0] == Match.FULL]
+
+
+def _is_v3(entry: Any) -> bool:
+    return getattr(entry, "original_router", None) in zep_v3.ROUTERS
+
+
+def test_each_v3_route_is_reached_and_collides_with_nothing(tmp_path: Path) -> None:
+    app = create_app(Settings(db=str(tmp_path / "routes.db")))
+    assert len(V3_ROUTES) >= 40
+    for route in V3_ROUTES:
+        for method in route.methods or ():
+            path = re.sub(r"\{[^}]+\}", "x1", route.path)
+            assert _first_v3(method, path) is route, (method, path)
+            # Under /api/v2 only the v3 routers answer.
+            entries = _app_entries(app, method, zep_v3.PREFIX + path)
+            assert entries and all(_is_v3(e) for e in entries), (method, path, entries)
+    for method, path, name in LITERALS:
+        found = _first_v3(method, path)
+        assert found is not None and found.name == name, (method, path, found)
+    # The other faces' routes are still theirs: no v3 router matches them.
+    for method, path in OTHER:
+        entries = _app_entries(app, method, path)
+        assert entries and not any(_is_v3(e) for e in entries), (method, path)

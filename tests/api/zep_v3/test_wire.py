@@ -1,0 +1,238 @@
+"""What old v3 clients send that the SDK scenarios do not: empty query parameters and
+explicit nulls are accepted; bad input is a 400 naming the field, an unknown id a 404
+naming it, and neither writes anything; the rest of v3's routes answer v3 shapes."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.api.zep_v3.conftest import v2_url
+from tests.conftest import Server
+
+
+@dataclass
+class V3:
+    http: httpx.Client
+    user_id: str
+    thread_id: str
+
+    def ok(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = self.http.request(method, path, **kwargs)
+        assert response.status_code == 200, (method, path, response.text)
+        return response.json()
+
+    def error(self, status: int, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        response = self.http.request(method, path, **kwargs)
+        assert response.status_code == status, (method, path, response.text)
+        body: dict[str, Any] = response.json()["error"]
+        return body
+
+    def wait(self, task_id: str) -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.ok("GET", f"/tasks/{task_id}")["status"] in ("succeeded", "failed"):
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"task {task_id} did not finish")
+
+
+@pytest.fixture(scope="module")
+def v3(server: Server) -> Iterator[V3]:
+    """A user with one thread of two processed messages."""
+    headers = {"Authorization": f"Api-Key {server.api_key}"}
+    with httpx.Client(base_url=v2_url(server), headers=headers, timeout=60) as http:
+        tag = uuid.uuid4().hex[:8]
+        client = V3(http, f"wire-{tag}", f"wire-thread-{tag}")
+        client.ok("POST", "/users", json={"user_id": client.user_id, "first_name": "Ben"})
+        client.ok(
+            "POST", "/threads", json={"thread_id": client.thread_id, "user_id": client.user_id}
+        )
+        added = client.ok(
+            "POST",
+            f"/threads/{client.thread_id}/messages",
+            json={
+                "messages": [
+                    {
+                        "role": "user",
+                        "name": "Ben",
+                        "content": "I moved to Oslo in 2021.",
+                        "created_at": "2024-03-01T10:00:00Z",
+                        "metadata": None,
+                    },
+                    {"role": "assistant", "name": None, "content": "Oslo is lovely."},
+                ],
+                "ignore_roles": None,
+                "return_context": None,
+            },
+        )
+        client.wait(added["task_id"])
+        yield client
+
+
+def test_empty_query_parameters_read_as_absent(v3: V3) -> None:
+    listed = v3.ok("GET", f"/threads/{v3.thread_id}/messages?lastn=&limit=&cursor=")
+    assert [m["content"] for m in listed["messages"]] == [
+        "I moved to Oslo in 2021.",
+        "Oslo is lovely.",
+    ]
+    assert listed["total_count"] == 2 and listed["user_id"] == v3.user_id
+    # v3's created_at is the message's own time, as the client gave it.
+    assert listed["messages"][0]["created_at"].startswith("2024-03-01T10:00:00")
+    assert v3.ok("GET", f"/threads/{v3.thread_id}/context?template_id=")["context"]
+    threads = v3.ok("GET", "/threads?page_number=&page_size=&order_by=&asc=")
+    assert v3.thread_id in [t["thread_id"] for t in threads["threads"]]
+    episodes = v3.ok("GET", f"/graph/episodes/user/{v3.user_id}?lastn=")["episodes"]
+    assert len(episodes) == 2 and episodes[0]["thread_id"] == v3.thread_id
+    assert episodes[0]["role_type"] == "user" and episodes[0]["role"] == "Ben"
+
+
+def test_explicit_nulls_in_bodies_are_accepted(v3: V3) -> None:
+    found = v3.ok(
+        "POST",
+        "/graph/search",
+        json={
+            "user_id": v3.user_id,
+            "graph_id": None,
+            "query": "Where does Ben live?",
+            "scope": None,
+            "reranker": None,
+            "limit": None,
+            "mmr_lambda": None,
+            "center_node_uuid": None,
+            "search_filters": None,
+            "bfs_origin_node_uuids": None,
+        },
+    )
+    assert any("Oslo" in e["fact"] for e in found["edges"])
+    assert set(found) == {"edges"}  # one scope's list, v4's page shape not leaked
+    edges = v3.ok("POST", f"/graph/edge/user/{v3.user_id}", json={"limit": None})
+    assert edges and "episodes" in edges[0] and "episode_uuids" not in edges[0]
+
+
+def test_bad_input_is_a_400_naming_the_field_and_writes_nothing(v3: V3) -> None:
+    path = f"/threads/{v3.thread_id}/messages"
+    assert v3.error(400, "GET", f"{path}?lastn=abc")["param"] == "lastn"
+    assert v3.error(400, "GET", f"{path}?lastn=0")["param"] == "lastn"
+    assert v3.error(400, "GET", "/threads?page_size=100000")["param"] == "page_size"
+    assert v3.error(400, "GET", "/threads?order_by=color")["param"] == "order_by"
+    # "norole" is v3's "no role"; v4's messages always have one.
+    bad = {"messages": [{"role": "norole", "content": "hi"}]}
+    assert v3.error(400, "POST", path, json=bad)["param"] == "messages[0].role"
+    taken = {"thread_id": v3.thread_id, "user_id": v3.user_id}
+    assert v3.error(400, "POST", "/threads", json=taken)["param"] == "thread_id"
+    both = {"user_id": v3.user_id, "graph_id": "g", "type": "text", "data": "x"}
+    assert v3.error(400, "POST", "/graph", json=both)["param"] == "graph_id"
+    filters = {"user_id": v3.user_id, "query": "x", "search_filters": {"colour": ["red"]}}
+    assert v3.error(400, "POST", "/graph/search", json=filters)["param"] == "search_filters.colour"
+    operator = {
+        "user_id": v3.user_id,
+        "query": "x",
+        "search_filters": {"valid_at": [[{"comparison_operator": "~", "date": "2024-01-01"}]]},
+    }
+    param = v3.error(400, "POST", "/graph/search", json=operator)["param"]
+    assert param == "search_filters.valid_at[0][0].comparison_operator"
+    batch = {
+        "user_id": v3.user_id,
+        "episodes": [
+            {"type": "text", "data": "fine"},
+            {"type": "text", "data": "bad time", "created_at": "not a time"},
+        ],
+    }
+    assert v3.error(400, "POST", "/graph-batch", json=batch)["param"] == "episodes[1].created_at"
+    listed = v3.ok("GET", f"/threads/{v3.thread_id}/messages")
+    assert listed["total_count"] == 2  # nothing of the refused calls was written
+    assert len(v3.ok("GET", f"/graph/episodes/user/{v3.user_id}")["episodes"]) == 2
+
+
+def test_unknown_ids_are_404s_naming_the_field(v3: V3) -> None:
+    assert v3.error(404, "GET", "/users/nobody")["param"] == "user_id"
+    assert v3.error(404, "GET", "/threads/nothread/messages")["param"] == "thread_id"
+    assert v3.error(404, "GET", "/graph/nograph")["param"] == "graph_id"
+    assert (
+        v3.error(404, "POST", "/threads", json={"thread_id": "t", "user_id": "nobody"})["param"]
+        == "user_id"
+    )
+    missing = str(uuid.uuid4())
+    assert v3.error(404, "GET", f"/graph/edge/{missing}")["param"] == "uuid"
+    assert v3.error(400, "GET", "/graph/node/not-a-uuid")["param"] == "uuid"
+    assert v3.error(404, "GET", f"/tasks/{missing}")["code"] == "not_found"
+
+
+def test_v3_search_filters_are_the_v4_filters(v3: V3) -> None:
+    """A date filter in v3's spelling filters as v4's: nothing is valid before 1990."""
+    query = {"user_id": v3.user_id, "query": "Where does Ben live?"}
+    before = [[{"comparison_operator": "<", "date": "1990-01-01T00:00:00Z"}]]
+    after = [[{"comparison_operator": ">", "date": "1990-01-01T00:00:00Z"}]]
+    none = v3.ok("POST", "/graph/search", json={**query, "search_filters": {"created_at": before}})
+    assert none["edges"] == []
+    some = v3.ok("POST", "/graph/search", json={**query, "search_filters": {"created_at": after}})
+    assert any("Oslo" in e["fact"] for e in some["edges"])
+
+
+def test_auto_scope_is_the_context_block(v3: V3) -> None:
+    found = v3.ok(
+        "POST", "/graph/search", json={"user_id": v3.user_id, "query": "Ben", "scope": "auto"}
+    )
+    assert "Oslo" in found["context"] and "edges" not in found
+
+
+def test_the_other_v3_routes_answer_v3_shapes(v3: V3) -> None:
+    updated = v3.ok("PATCH", f"/users/{v3.user_id}", json={"last_name": "Berg", "email": None})
+    assert updated["last_name"] == "Berg" and updated["user_id"] == v3.user_id
+    users = v3.ok("GET", "/users-ordered?pageNumber=1&pageSize=100")
+    assert v3.user_id in [u["user_id"] for u in users["users"]]
+    assert users["row_count"] == len(users["users"])
+    assert v3.ok("GET", f"/threads/{v3.thread_id}/episodes")["episodes"][0]["thread_id"] == (
+        v3.thread_id
+    )
+    batch = v3.ok(
+        "POST",
+        f"/threads/{v3.thread_id}/messages-batch",
+        json={"messages": [{"role": "user", "content": "Batch hello."}]},
+    )
+    assert len(batch["message_uuids"]) == 1 and batch["task_id"]
+    v3.wait(batch["task_id"])
+    last = v3.ok("GET", f"/threads/{v3.thread_id}/messages?lastn=1")["messages"]
+    assert [m["content"] for m in last] == ["Batch hello."]
+    added = v3.ok(
+        "POST",
+        "/graph-batch",
+        json={
+            "user_id": v3.user_id,
+            "episodes": [
+                {"type": "text", "data": "Ben plays chess."},
+                {"type": "json", "data": '{"name": "Ben", "club": "Oslo Chess"}'},
+            ],
+        },
+    )
+    assert [e["source"] for e in added] == ["text", "json"] and all(e["task_id"] for e in added)
+    for episode in added:
+        v3.wait(episode["task_id"])
+    episode = v3.ok("PATCH", f"/graph/episodes/{added[0]['uuid']}", json={"metadata": {"k": "v"}})
+    assert episode["metadata"] == {"k": "v"}
+    node = next(
+        n for n in v3.ok("POST", f"/graph/node/user/{v3.user_id}", json={}) if n["name"] == "Oslo"
+    )
+    renamed = v3.ok("PATCH", f"/graph/node/{node['uuid']}", json={"summary": "A city."})
+    assert renamed["summary"] == "A city."
+    assert v3.ok("GET", f"/graph/node/{node['uuid']}/episodes")["episodes"]
+    edge = v3.ok("POST", f"/graph/edge/user/{v3.user_id}", json={"limit": 1})[0]
+    page = v3.ok("POST", f"/graph/edge/user/{v3.user_id}", json={"uuid_cursor": edge["uuid"]})
+    assert edge["uuid"] not in [e["uuid"] for e in page]  # the page after the cursor
+    assert v3.ok("DELETE", f"/graph/edge/{edge['uuid']}") == {"message": "deleted"}
+    v3.error(404, "GET", f"/graph/edge/{edge['uuid']}")
+    assert v3.ok("DELETE", f"/graph/episodes/{added[0]['uuid']}") == {"message": "deleted"}
+    v3.error(404, "GET", f"/graph/episodes/{added[0]['uuid']}")
+    graph = v3.ok("POST", "/graph/create", json={"graph_id": f"{v3.user_id}-g", "name": None})
+    assert v3.ok("PATCH", f"/graph/{graph['graph_id']}", json={"name": "G"})["name"] == "G"
+    taken = {"graph_id": graph["graph_id"]}
+    assert v3.error(400, "POST", "/graph/create", json=taken)["param"] == "graph_id"
+    listed = v3.ok("GET", "/graph/list-all?pageNumber=&pageSize=")
+    assert graph["graph_id"] in [g["graph_id"] for g in listed["graphs"]]
