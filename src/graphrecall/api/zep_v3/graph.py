@@ -12,8 +12,8 @@ from fastapi import Query
 
 from graphrecall.api.zep_v3 import ids, search_filters
 from graphrecall.api.zep_v3 import wire as v3wire
-from graphrecall.api.zep_v3.bodies import EpisodeAddV3, EpisodeBatchV3, GraphCreateV3, SearchV3
 from graphrecall.api.zep_v3.common import numbered, numbered_page, str_param
+from graphrecall.api.zep_v3.payloads import EpisodeAddV3, EpisodeBatchV3, GraphCreateV3, SearchV3
 from graphrecall.api.zep_v4 import search as v4search
 from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router

@@ -11,8 +11,8 @@ from fastapi import Query
 
 from graphrecall.api.zep_v3 import ids
 from graphrecall.api.zep_v3 import wire as v3wire
-from graphrecall.api.zep_v3.bodies import ItemListV3
 from graphrecall.api.zep_v3.common import PAGE_SIZE_MAX, int_param
+from graphrecall.api.zep_v3.payloads import ItemListV3
 from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.ids import check_uuid

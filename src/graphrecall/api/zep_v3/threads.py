@@ -8,7 +8,6 @@ from fastapi import Query
 
 from graphrecall.api.zep_v3 import ids
 from graphrecall.api.zep_v3 import wire as v3wire
-from graphrecall.api.zep_v3.bodies import MessagesAddV3, ThreadCreateV3
 from graphrecall.api.zep_v3.common import (
     PAGE_SIZE_MAX,
     int_param,
@@ -16,6 +15,7 @@ from graphrecall.api.zep_v3.common import (
     numbered_page,
     str_param,
 )
+from graphrecall.api.zep_v3.payloads import MessagesAddV3, ThreadCreateV3
 from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.errors import BadRequest
