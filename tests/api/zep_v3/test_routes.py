@@ -14,6 +14,7 @@ from starlette.routing import Match
 
 from graphrecall.api import zep_v3
 from graphrecall.api.app import create_app
+from graphrecall.api.zep_v3.reference_routes import ZEP_V3_ROUTES
 from graphrecall.config import Settings
 
 OTHER = [
@@ -76,3 +77,22 @@ def test_each_v3_route_is_reached_and_collides_with_nothing(tmp_path: Path) -> N
     for method, path in OTHER:
         entries = _app_entries(app, method, path)
         assert entries and not any(_is_v3(e) for e in entries), (method, path)
+
+
+def test_every_v3_route_is_translated_or_says_it_is_not(tmp_path: Path) -> None:
+    """A v3 route graphrecall does not translate is a 405 stub, never a 404 (which the
+    SDKs read as a missing record); the v3 routes built are all in the reference."""
+    app = create_app(Settings(db=str(tmp_path / "routes.db")))
+    unnamed = {(m, re.sub(r"\{[^}]+\}", "{}", p)) for m, p in ZEP_V3_ROUTES}
+    for route in V3_ROUTES:
+        for method in route.methods or ():
+            assert (method, re.sub(r"\{[^}]+\}", "{}", route.path)) in unnamed, route.path
+    stubs = 0
+    for method, template in ZEP_V3_ROUTES:
+        path = zep_v3.PREFIX + re.sub(r"\{[^}]+\}", "x1", template)
+        entries = _app_entries(app, method, path)
+        assert len(entries) == 1, (method, template, entries)
+        if not _is_v3(entries[0]):
+            assert entries[0].name == "not_built", (method, template)
+            stubs += 1
+    assert stubs == len(ZEP_V3_ROUTES) - sum(len(r.methods or ()) for r in V3_ROUTES)

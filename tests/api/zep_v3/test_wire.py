@@ -159,6 +159,9 @@ def test_unknown_ids_are_404s_naming_the_field(v3: V3) -> None:
         v3.error(404, "POST", "/threads", json={"thread_id": "t", "user_id": "nobody"})["param"]
         == "user_id"
     )
+    # A v3 route graphrecall does not translate says so (not a 404: a missing record).
+    stub = v3.error(405, "GET", f"/threads/{v3.thread_id}/summary")
+    assert stub["code"] == "not_implemented" and "Zep v3" in stub["message"]
     missing = str(uuid.uuid4())
     assert v3.error(404, "GET", f"/graph/edge/{missing}")["param"] == "uuid"
     assert v3.error(400, "GET", "/graph/node/not-a-uuid")["param"] == "uuid"
