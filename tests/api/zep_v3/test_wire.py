@@ -136,6 +136,9 @@ def test_bad_input_is_a_400_naming_the_field_and_writes_nothing(v3: V3) -> None:
         "query": "x",
         "search_filters": {"valid_at": [[{"comparison_operator": "~", "date": "2024-01-01"}]]},
     }
+    unsupported = {**filters, "scope": "nodes", "search_filters": {"edge_types": ["X"]}}
+    param = v3.error(400, "POST", "/graph/search", json=unsupported)["param"]
+    assert param == "search_filters.edge_types"
     param = v3.error(400, "POST", "/graph/search", json=operator)["param"]
     assert param == "search_filters.valid_at[0][0].comparison_operator"
     batch = {
@@ -160,7 +163,7 @@ def test_unknown_ids_are_404s_naming_the_field(v3: V3) -> None:
         == "user_id"
     )
     # A v3 route graphrecall does not translate says so (not a 404: a missing record).
-    stub = v3.error(405, "GET", f"/threads/{v3.thread_id}/summary")
+    stub = v3.error(405, "POST", "/graph/clone", json={})
     assert stub["code"] == "not_implemented" and "Zep v3" in stub["message"]
     missing = str(uuid.uuid4())
     assert v3.error(404, "GET", f"/graph/edge/{missing}")["param"] == "uuid"
@@ -239,3 +242,42 @@ def test_the_other_v3_routes_answer_v3_shapes(v3: V3) -> None:
     assert v3.error(400, "POST", "/graph/create", json=taken)["param"] == "graph_id"
     listed = v3.ok("GET", "/graph/list-all?pageNumber=&pageSize=")
     assert graph["graph_id"] in [g["graph_id"] for g in listed["graphs"]]
+
+
+def test_lists_page_filter_and_name_their_thread(v3: V3) -> None:
+    user = f"/graph/episodes/user/{v3.user_id}"
+    newest = v3.ok("POST", user, json={"limit": 1})
+    assert len(newest) == 1
+    older = v3.ok("POST", user, json={"limit": 100, "cursor": newest[0]["uuid"]})
+    assert older and all(e["uuid"] < newest[0]["uuid"] for e in older)
+    oldest = v3.ok("POST", user, json={"limit": 1, "direction": "asc"})[0]
+    assert oldest["content"] == "I moved to Oslo in 2021." and oldest["thread_id"] == v3.thread_id
+    # v3's filters on the edge list are v4's; one the list does not take is a 400.
+    edges = v3.ok("POST", f"/graph/edge/user/{v3.user_id}", json={"limit": 100})
+    name = edges[0]["name"]
+    typed = v3.ok(
+        "POST", f"/graph/edge/user/{v3.user_id}", json={"filters": {"edge_types": [name]}}
+    )
+    assert typed and {e["name"] for e in typed} == {name}
+    bad = {"filters": {"edge_types": [name]}}
+    assert v3.error(400, "POST", f"/graph/node/user/{v3.user_id}", json=bad)["param"] == (
+        "filters.edge_types"
+    )
+    assert isinstance(v3.ok("POST", f"/graph/observation/user/{v3.user_id}", json={}), list)
+    assert isinstance(v3.ok("POST", f"/graph/thread-summary/user/{v3.user_id}", json=None), list)
+    for scope in ("observations", "thread_summaries"):
+        found = v3.ok(
+            "POST", "/graph/search", json={"user_id": v3.user_id, "query": "Oslo", "scope": scope}
+        )
+        assert set(found) == {scope}
+
+
+def test_messages_warm_and_summaries(v3: V3) -> None:
+    first = v3.ok("GET", f"/threads/{v3.thread_id}/messages?lastn=100")["messages"][0]
+    updated = v3.ok("PATCH", f"/messages/{first['uuid']}", json={"metadata": {"seen": True}})
+    assert updated["metadata"] == {"seen": True} and updated["uuid"] == first["uuid"]
+    assert v3.error(404, "PATCH", f"/messages/{uuid.uuid4()}", json={})["param"] == ("message_uuid")
+    assert v3.ok("GET", f"/users/{v3.user_id}/warm") == {"message": "warming"}
+    summary = v3.ok("GET", f"/threads/{v3.thread_id}/summary")
+    assert summary["thread_id"] == v3.thread_id and "Oslo" in summary["summary"]
+    assert v3.error(404, "GET", "/threads/nothread/summary")["param"] == "thread_id"

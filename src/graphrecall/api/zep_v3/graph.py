@@ -18,6 +18,7 @@ from graphrecall.api.zep_v4 import search as v4search
 from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain import clock
+from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.inputs import EpisodeCreate, GraphCreate, GraphUpdate
 from graphrecall.retrieval.request import DEFAULT_RERANKER
 from graphrecall.services import episodes, graphs, search
@@ -72,21 +73,34 @@ def search_graph(body: SearchV3, ctx: Context = CtxDep, project: Project = Proje
         bfs_origin_node_uuids=tuple(body.bfs_origin_node_uuids or ()),
         filters=filters,
     )
-    found_graph, found, _ = search.search(
-        ctx, project, graph.uuid, scope, params, page_size=body.limit or DEFAULT_LIMIT, cursor=None
-    )
+    try:
+        found_graph, found, _ = search.search(
+            ctx,
+            project,
+            graph.uuid,
+            scope,
+            params,
+            page_size=body.limit or DEFAULT_LIMIT,
+            cursor=None,
+        )
+    except BadRequest as exc:
+        raise search_filters.as_search_filters(exc) from None
     _, _, convert = v4search.SCOPES[scope]
     items = convert(ctx, found_graph, found)
     if scope == "edges":
         return v3wire.SearchResultsV3(edges=[v3wire.edge(w) for w in items])
     if scope == "nodes":
         return v3wire.SearchResultsV3(nodes=[v3wire.node(w) for w in items])
+    if scope == "observations":
+        return v3wire.SearchResultsV3(observations=[v3wire.observation(w) for w in items])
+    # Episodes and thread summaries carry their thread's developer id.
     thread_of = ids.thread_ids(ctx, project, {w.thread_uuid for w in items if w.thread_uuid})
+    if scope == "thread_summaries":
+        return v3wire.SearchResultsV3(
+            thread_summaries=[v3wire.saga(w, thread_of.get(w.thread_uuid)) for w in items]
+        )
     return v3wire.SearchResultsV3(
-        episodes=[
-            v3wire.episode(w, thread_of.get(w.thread_uuid) if w.thread_uuid else None)
-            for w in items
-        ]
+        episodes=[v3wire.episode(w, thread_of.get(w.thread_uuid or "")) for w in items]
     )
 
 
@@ -137,6 +151,13 @@ def update_graph(
 ) -> Any:
     found = ids.graph(ctx, project, graph_id)
     return v3wire.graph(graphs.update_graph(ctx, project, found.uuid, body))
+
+
+@router.get("/graph/{graph_id}/warm", response_model=v3wire.SuccessV3)
+def warm_graph(graph_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+    """Loads what the graph's searches read (v4's ``graph.warm``)."""
+    graphs.warm_graph(ctx, project, ids.graph(ctx, project, graph_id).uuid)
+    return v3wire.SuccessV3(message="warming")
 
 
 @router.delete("/graph/{graph_id}", response_model=v3wire.SuccessV3)

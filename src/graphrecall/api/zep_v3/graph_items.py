@@ -9,16 +9,26 @@ from typing import Any
 from fastapi import Body as BodyParam
 from fastapi import Query
 
-from graphrecall.api.zep_v3 import ids
+from graphrecall.api.zep_v3 import ids, search_filters
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.common import PAGE_SIZE_MAX, int_param
-from graphrecall.api.zep_v3.payloads import ItemListV3
+from graphrecall.api.zep_v3.payloads import EpisodeListV3, ItemListV3
 from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.ids import check_uuid
 from graphrecall.domain.inputs import EdgeUpdate, EpisodeUpdate, NodeUpdate
-from graphrecall.domain.models import Edge, Episode, Graph, Node, PageRequest
-from graphrecall.domain.predicates import Column
+from graphrecall.domain.models import (
+    Edge,
+    Episode,
+    Graph,
+    Node,
+    Observation,
+    PageRequest,
+    ThreadSummary,
+)
+from graphrecall.domain.predicates import Column, Predicate, all_of
+from graphrecall.retrieval import filters as filter_language
+from graphrecall.retrieval.filters import Target
 from graphrecall.services import edges, episodes, nodes
 
 router = make_router("zep v3: graph items")
@@ -33,24 +43,28 @@ def _graph(ctx: Context, project: Project, graph_id: str) -> Graph:
     return ids.graph(ctx, project, graph_id)
 
 
-def _page(body: ItemListV3 | None) -> tuple[PageRequest, Column | None]:
+def _page(body: ItemListV3 | None, target: Target) -> tuple[PageRequest, Predicate | None]:
     """v3 pages these lists by ``uuid_cursor``, the last uuid of the page before: the
-    v4 keyset listing in uuid order, after that uuid."""
+    v4 keyset listing in uuid order, after that uuid; ``filters`` are v3's search
+    filters, read as v4's for ``target`` (one it does not take is a 400)."""
     body = body or ItemListV3()
     size = min(body.limit or PAGE_SIZE_MAX, PAGE_SIZE_MAX)
+    where = [filter_language.to_predicate(search_filters.to_v4(body.filters), target)]
     after = body.uuid_cursor or body.cursor
-    where = Column("uuid", "gt", check_uuid(after, param="uuid_cursor")) if after else None
-    return PageRequest(page_size=size, order_by="uuid", order="asc"), where
+    if after:
+        where.append(Column("uuid", "gt", check_uuid(after, param="uuid_cursor")))
+    page = PageRequest(page_size=size, order_by="uuid", order="asc")
+    return page, all_of([w for w in where if w is not None])
 
 
 def _edge_list(ctx: Context, project: Project, graph: Graph, body: ItemListV3 | None) -> Any:
-    page, where = _page(body)
+    page, where = _page(body, "list:edges")
     found = edges.list_edges(ctx, project, graph.uuid, page, where).items
     return [v3wire.edge(v4.edge(v, graph)) for v in nodes.edge_views(ctx, found)]
 
 
 def _node_list(ctx: Context, project: Project, graph: Graph, body: ItemListV3 | None) -> Any:
-    page, where = _page(body)
+    page, where = _page(body, "list:nodes")
     found = nodes.list_nodes(ctx, project, graph.uuid, page, where).items
     return [v3wire.node(v4.node(v, graph)) for v in nodes.views(ctx, found)]
 
@@ -67,6 +81,56 @@ def _recent(ctx: Context, project: Project, graph: Graph, lastn: str | None) -> 
         ctx, project, graph.uuid, PageRequest(page_size=count, order_by="created_at")
     )
     return v3wire.EpisodesV3(episodes=_episodes(ctx, project, graph, list(reversed(page.items))))
+
+
+def _episode_list(
+    ctx: Context, project: Project, graph: Graph, body: EpisodeListV3 | None
+) -> list[Any]:
+    """The graph's episodes in uuid (time) order, ``direction`` desc unless asked, after
+    ``cursor``; filtered by the v4 episode-list filters."""
+    body = body or EpisodeListV3()
+    order = body.direction or "desc"
+    filters = search_filters.to_v4({"episode_metadata_filters": body.episode_metadata_filters})
+    filters = filters.model_copy(update={"mentioned_node_uuids": body.mentioned_node_uuids})
+    where = [filter_language.to_predicate(filters, "list:episodes")]
+    if body.cursor:
+        after = check_uuid(body.cursor, param="cursor")
+        where.append(Column("uuid", "gt" if order == "asc" else "lt", after))
+    page = PageRequest(
+        page_size=min(body.limit or PAGE_SIZE_MAX, PAGE_SIZE_MAX), order_by="uuid", order=order
+    )
+    found = episodes.list_episodes(
+        ctx,
+        project,
+        graph.uuid,
+        page,
+        mentioned_node_uuids=filter_language.mentioned_node_uuids(filters),
+        where=all_of([w for w in where if w is not None]),
+    )
+    return _episodes(ctx, project, graph, found.items)
+
+
+def _observation_list(
+    ctx: Context, project: Project, graph: Graph, body: ItemListV3 | None
+) -> list[Any]:
+    page, where = _page(body, "list:observations")
+    found = ctx.store.list_page(Observation, {"graph_uuid": graph.uuid}, page, where=where)
+    provenance = ctx.store.episodes_of(Observation, graph.uuid, [o.uuid for o in found.items])
+    return [
+        v3wire.observation(v4.observation(o, graph, provenance[o.uuid][0])) for o in found.items
+    ]
+
+
+def _summary_list(
+    ctx: Context, project: Project, graph: Graph, body: ItemListV3 | None
+) -> list[Any]:
+    page, where = _page(body, "list:thread_summaries")
+    found = ctx.store.list_page(ThreadSummary, {"graph_uuid": graph.uuid}, page, where=where)
+    thread_of = ids.thread_ids(ctx, project, {t.thread_uuid for t in found.items})
+    return [
+        v3wire.thread_summary(v4.thread_summary(t), thread_of.get(t.thread_uuid))
+        for t in found.items
+    ]
 
 
 def _register(segment: str, owner: Owner) -> None:
@@ -97,17 +161,44 @@ def _register(segment: str, owner: Owner) -> None:
     ) -> Any:
         return _recent(ctx, project, owner(ctx, project, owner_id), lastn)
 
+    def episode_list(
+        owner_id: str,
+        body: EpisodeListV3 | None = BodyParam(default=None),
+        ctx: Context = CtxDep,
+        project: Project = ProjectDep,
+    ) -> Any:
+        return _episode_list(ctx, project, owner(ctx, project, owner_id), body)
+
+    def observation_list(
+        owner_id: str,
+        body: ItemListV3 | None = BodyParam(default=None),
+        ctx: Context = CtxDep,
+        project: Project = ProjectDep,
+    ) -> Any:
+        return _observation_list(ctx, project, owner(ctx, project, owner_id), body)
+
+    def summary_list(
+        owner_id: str,
+        body: ItemListV3 | None = BodyParam(default=None),
+        ctx: Context = CtxDep,
+        project: Project = ProjectDep,
+    ) -> Any:
+        return _summary_list(ctx, project, owner(ctx, project, owner_id), body)
+
     for handler, method, path, model in (
         (edge_list, "POST", "edge", list[v3wire.EdgeV3]),
         (node_list, "POST", "node", list[v3wire.NodeV3]),
         (episode_recent, "GET", "episodes", v3wire.EpisodesV3),
+        (episode_list, "POST", "episodes", list[v3wire.EpisodeV3]),
+        (observation_list, "POST", "observation", list[v3wire.ObservationV3]),
+        (summary_list, "POST", "thread-summary", list[v3wire.ThreadSummaryV3]),
     ):
         router.add_api_route(
             f"/graph/{path}/{segment}/{{owner_id}}",
             handler,
             methods=[method],
             response_model=model,
-            name=f"{path}_by_{param}",
+            name=f"{handler.__name__}_by_{param}",
         )
 
 
@@ -233,3 +324,11 @@ def get_episode_mentions(uuid: str, ctx: Context = CtxDep, project: Project = Pr
         nodes=[v3wire.node(v4.node(v, graph)) for v in nodes.views(ctx, found_nodes)],
         edges=[v3wire.edge(v4.edge(v, graph)) for v in nodes.edge_views(ctx, found_edges)],
     )
+
+
+@router.get("/graph/observation/{uuid}", response_model=v3wire.ObservationV3)
+def get_observation(uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+    found, graph = ids.item_graph(ctx, project, Observation, uuid)
+    assert isinstance(found, Observation)
+    provenance = ctx.store.episodes_of(Observation, graph.uuid, [found.uuid])
+    return v3wire.observation(v4.observation(found, graph, provenance[found.uuid][0]))

@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.domain.ids import check_uuid
-from graphrecall.domain.models import Edge, Episode, Graph, Node, Project, Record, Thread, User
+from graphrecall.domain.models import (
+    Edge,
+    Episode,
+    Graph,
+    Node,
+    Observation,
+    Project,
+    Record,
+    Thread,
+    User,
+)
 from graphrecall.services import graphs, threads, users
 from graphrecall.services.context import Context
 
@@ -40,19 +50,24 @@ def target_graph(
 
 
 def item_graph(
-    ctx: Context, project: Project, kind: type[Edge] | type[Node] | type[Episode], uuid: str
+    ctx: Context,
+    project: Project,
+    kind: type[Edge] | type[Node] | type[Episode] | type[Observation],
+    uuid: str,
+    *,
+    param: str = "uuid",
 ) -> tuple[Record, Graph]:
-    """An edge, node or episode named by uuid alone (v3's item routes carry no graph),
-    with its graph; another project's item is not found."""
-    name = {Edge: "edge", Node: "node", Episode: "episode"}[kind]
-    uuid = check_uuid(uuid, param="uuid")
+    """A record named by uuid alone (v3's item routes carry no graph), with its graph;
+    another project's record is not found."""
+    name = kind.__name__.lower()
+    uuid = check_uuid(uuid, param=param)
     record = ctx.store.get(kind, uuid)
     if record is None:
-        raise NotFound(name, uuid, param="uuid")
+        raise NotFound(name, uuid, param=param)
     try:
         owner = graphs.resolve(ctx, project, record.graph_uuid)
     except NotFound:
-        raise NotFound(name, uuid, param="uuid") from None
+        raise NotFound(name, uuid, param=param) from None
     return record, owner
 
 

@@ -75,7 +75,9 @@ class GraphCreateV3(Body):
 
 class SearchV3(GraphTarget):
     query: str = Field(max_length=8192)
-    scope: Literal["edges", "nodes", "episodes", "auto"] | None = None
+    scope: (
+        Literal["edges", "nodes", "episodes", "observations", "thread_summaries", "auto"] | None
+    ) = None
     reranker: RerankerName | None = None
     limit: int | None = Field(default=None, ge=1, le=50)
     mmr_lambda: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -92,3 +94,16 @@ class ItemListV3(Body):
     limit: int | None = Field(default=None, ge=1)
     uuid_cursor: str | None = None
     cursor: str | None = None
+    filters: dict[str, Any] | None = None  # v3's search_filters language
+
+
+class EpisodeListV3(Body):
+    """``graph.episode.list_by_user_id`` / ``list_by_graph_id`` (3.30): ``cursor`` is the
+    last uuid of the page before (episode uuids are time-ordered)."""
+
+    limit: int | None = Field(default=None, ge=1)
+    cursor: str | None = None
+    direction: Literal["asc", "desc"] | None = None
+    order_by: Literal["created_at", "uuid"] | None = None
+    mentioned_node_uuids: list[str] | None = Field(default=None, max_length=limits.MAX_UUID_LIST)
+    episode_metadata_filters: dict[str, Any] | None = None

@@ -18,8 +18,16 @@ from graphrecall.api.zep_v3.common import (
 from graphrecall.api.zep_v3.payloads import MessagesAddV3, ThreadCreateV3
 from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
-from graphrecall.domain.errors import BadRequest
-from graphrecall.domain.models import ContextTemplate, PageRequest, Thread, User
+from graphrecall.domain.errors import BadRequest, NotFound
+from graphrecall.domain.inputs import MessageUpdate
+from graphrecall.domain.models import (
+    ContextTemplate,
+    Episode,
+    PageRequest,
+    Thread,
+    ThreadSummary,
+    User,
+)
 from graphrecall.services import graphs, threads
 from graphrecall.services.context_assembly import thread_context
 
@@ -168,3 +176,25 @@ def get_thread_episodes(
             v3wire.episode(v4.episode(e, graph), thread.thread_id) for e in reversed(page.items)
         ]
     )
+
+
+@router.get("/threads/{thread_id}/summary", response_model=v3wire.ThreadSummaryV3)
+def get_summary(thread_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+    thread = ids.thread(ctx, project, thread_id)
+    found = ctx.store.find(ThreadSummary, {"thread_uuid": thread.uuid}, limit=1)
+    if not found:
+        raise NotFound("thread summary", thread_id, param="thread_id")
+    return v3wire.thread_summary(v4.thread_summary(found[0]), thread.thread_id)
+
+
+@router.patch("/messages/{message_uuid}", response_model=v3wire.MessageV3)
+def update_message(
+    message_uuid: str, body: MessageUpdate, ctx: Context = CtxDep, project: Project = ProjectDep
+) -> Any:
+    """A message named by uuid alone: its thread is found from it."""
+    message, _ = ids.item_graph(ctx, project, Episode, message_uuid, param="message_uuid")
+    assert isinstance(message, Episode)
+    if message.thread_uuid is None:
+        raise NotFound("message", message.uuid, param="message_uuid")
+    updated = threads.update_message(ctx, project, message.thread_uuid, message.uuid, body)
+    return v3wire.message(v4.message(updated))

@@ -92,3 +92,10 @@ def get_user_node(user_id: str, ctx: Context = CtxDep, project: Project = Projec
     node = users.user_node(ctx, project, found.uuid)
     graph = graphs.resolve(ctx, project, node.graph_uuid)
     return v3wire.UserNodeV3(node=v3wire.node(v4.node(nodes.views(ctx, [node])[0], graph)))
+
+
+@router.get("/users/{user_id}/warm", response_model=v3wire.SuccessV3)
+def warm_user(user_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+    """Loads what the user's graph's searches read (v4's ``graph.warm``)."""
+    graphs.warm_graph(ctx, project, ids.user(ctx, project, user_id).graph_uuid)
+    return v3wire.SuccessV3(message="warming")

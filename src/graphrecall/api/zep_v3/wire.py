@@ -198,10 +198,49 @@ class MentionsV3(Wire):
     edges: list[EdgeV3]
 
 
+class ObservationV3(Wire):
+    """v3's ``DerivedNode``."""
+
+    uuid: str
+    name: str
+    labels: list[str]
+    summary: str
+    attributes: dict[str, Any] | None = None
+    episode_ids: list[str]
+    created_at: str
+    score: float | None = None
+    relevance: float | None = None
+
+
+class SagaV3(Wire):
+    """v3's ``GraphitiSagaNode``: a thread summary as search finds it (named by its
+    thread's id)."""
+
+    uuid: str
+    name: str
+    summary: str
+    created_at: str
+    last_summarized_at: str | None = None
+    last_summarized_episode_valid_at: str | None = None
+    score: float | None = None
+    relevance: float | None = None
+
+
+class ThreadSummaryV3(Wire):
+    uuid: str
+    thread_id: str | None = None
+    summary: str
+    created_at: str
+    last_summarized_at: str | None = None
+    last_summarized_episode_valid_at: str | None = None
+
+
 class SearchResultsV3(Wire):
     edges: list[EdgeV3] | None = None
     nodes: list[NodeV3] | None = None
     episodes: list[EpisodeV3] | None = None
+    observations: list[ObservationV3] | None = None
+    thread_summaries: list[SagaV3] | None = None
     context: str | None = None
 
 
@@ -299,3 +338,18 @@ def node(w: v4.NodeWire) -> NodeV3:
         score=w.score,
         relevance=w.relevance,
     )
+
+
+def observation(w: v4.ObservationWire) -> ObservationV3:
+    fields = w.model_dump(exclude={"episode_uuids", "graph_uuid", "user_uuid"})
+    return ObservationV3(**fields, episode_ids=w.episode_uuids)
+
+
+def saga(w: v4.ThreadSummaryWire, thread_id: str | None) -> SagaV3:
+    fields = w.model_dump(exclude={"thread_uuid", "graph_uuid"})
+    return SagaV3(**fields, name=thread_id or w.thread_uuid)
+
+
+def thread_summary(w: v4.ThreadSummaryWire, thread_id: str | None) -> ThreadSummaryV3:
+    fields = w.model_dump(exclude={"thread_uuid", "graph_uuid", "score", "relevance"})
+    return ThreadSummaryV3(**fields, thread_id=thread_id)
