@@ -263,6 +263,35 @@ def episode_mentions() -> str:
     return str(names)
 
 
+def thread_summary() -> str:
+    summary = client.thread.get_summary(THREAD)
+    check(summary.thread_id == THREAD and "Lisbon" in (summary.summary or ""), f"{summary}")
+    return str(summary.summary)[:100]
+
+
+def message_update() -> str:
+    message = client.thread.message.update(state["message_uuids"][0], metadata={"seen": True})
+    check(message.metadata == {"seen": True} and message.content.endswith("Lisbon."), f"{message}")
+    return str(message.metadata)
+
+
+def episode_list() -> str:
+    found = client.graph.episode.list_by_user_id(ALICE, limit=2, direction="asc")
+    contents = [e.content for e in found]
+    check(contents == ["I just moved to Lisbon.", "Welcome to Portugal!"], f"{contents}")
+    return str(contents)
+
+
+def observation_search() -> str:
+    found = client.graph.search(user_id=ALICE, query="Alice", scope="observations")
+    check(found.observations is not None and found.edges is None, f"{found}")
+    return str(len(found.observations or []))
+
+
+def user_warm() -> str:
+    return str(client.user.warm(ALICE).message)
+
+
 def thread_delete() -> str:
     client.thread.delete(THREAD)
     try:
@@ -321,6 +350,11 @@ SCENARIO: list[tuple[str, Callable[[], Any]]] = [
     ("graph.node.get_edges", node_edges),
     ("graph.episode.get", episode_get),
     ("graph.episode.get_nodes_and_edges", episode_mentions),
+    ("thread.get_summary", thread_summary),
+    ("thread.message.update", message_update),
+    ("graph.episode.list_by_user_id", episode_list),
+    ("graph.search observations", observation_search),
+    ("user.warm", user_warm),
     ("thread.delete", thread_delete),
     ("graph.delete", graph_delete),
     ("user.delete", user_delete),

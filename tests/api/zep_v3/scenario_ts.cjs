@@ -212,6 +212,28 @@ const scenario = [
     check(names.some((n) => n.includes("Miso")), S(names));
     return S(names);
   }],
+  ["thread.getSummary", async () => {
+    const summary = await client.thread.getSummary(THREAD);
+    check(summary.threadId === THREAD && (summary.summary || "").includes("Lisbon"), S(summary));
+    return summary.summary.slice(0, 100);
+  }],
+  ["thread.message.update", async () => {
+    const message = await client.thread.message.update(state.messageUuids[0], { metadata: { seen: true } });
+    check(S(message.metadata) === S({ seen: true }) && message.content.endsWith("Lisbon."), S(message));
+    return S(message.metadata);
+  }],
+  ["graph.episode.listByUserId", async () => {
+    const found = await client.graph.episode.listByUserId(ALICE, { limit: 2, direction: "asc" });
+    const contents = found.map((e) => e.content);
+    check(S(contents) === S(["I just moved to Lisbon.", "Welcome to Portugal!"]), S(contents));
+    return S(contents);
+  }],
+  ["graph.search observations", async () => {
+    const found = await client.graph.search({ userId: ALICE, query: "Alice", scope: "observations" });
+    check(Array.isArray(found.observations) && found.edges === undefined, S(found));
+    return `${found.observations.length}`;
+  }],
+  ["user.warm", async () => (await client.user.warm(ALICE)).message],
   ["thread.delete", async () => {
     await client.thread.delete(THREAD);
     return gone(() => client.thread.get(THREAD));
