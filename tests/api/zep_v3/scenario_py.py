@@ -292,6 +292,19 @@ def user_warm() -> str:
     return str(client.user.warm(ALICE).message)
 
 
+def fact_triple() -> str:
+    added = client.graph.add_fact_triple(
+        user_id=ALICE,
+        fact="Alice mentors Bruno",
+        fact_name="MENTORS",
+        source_node_name="Alice",
+        target_node_name="Bruno",
+    )
+    check(added.edge is not None and added.edge.fact == "Alice mentors Bruno", f"{added}")
+    check(added.target_node is not None and added.target_node.name == "Bruno", f"{added}")
+    return str(added.task_id)
+
+
 def thread_delete() -> str:
     client.thread.delete(THREAD)
     try:
@@ -355,6 +368,7 @@ SCENARIO: list[tuple[str, Callable[[], Any]]] = [
     ("graph.episode.list_by_user_id", episode_list),
     ("graph.search observations", observation_search),
     ("user.warm", user_warm),
+    ("graph.add_fact_triple", fact_triple),
     ("thread.delete", thread_delete),
     ("graph.delete", graph_delete),
     ("user.delete", user_delete),

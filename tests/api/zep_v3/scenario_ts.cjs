@@ -234,6 +234,14 @@ const scenario = [
     return `${found.observations.length}`;
   }],
   ["user.warm", async () => (await client.user.warm(ALICE)).message],
+  ["graph.addFactTriple", async () => {
+    const added = await client.graph.addFactTriple({
+      userId: ALICE, fact: "Alice mentors Bruno", factName: "MENTORS",
+      sourceNodeName: "Alice", targetNodeName: "Bruno",
+    });
+    check(added.edge.fact === "Alice mentors Bruno" && added.targetNode.name === "Bruno", S(added));
+    return added.taskId;
+  }],
   ["thread.delete", async () => {
     await client.thread.delete(THREAD);
     return gone(() => client.thread.get(THREAD));

@@ -281,3 +281,39 @@ def test_messages_warm_and_summaries(v3: V3) -> None:
     summary = v3.ok("GET", f"/threads/{v3.thread_id}/summary")
     assert summary["thread_id"] == v3.thread_id and "Oslo" in summary["summary"]
     assert v3.error(404, "GET", "/threads/nothread/summary")["param"] == "thread_id"
+
+
+def test_fact_triples_and_nodes_are_v4_edges_and_nodes(v3: V3) -> None:
+    triple = v3.ok(
+        "POST",
+        "/graph/add-fact-triple",
+        json={
+            "user_id": v3.user_id,
+            "fact": "Ben mentors Ada",
+            "fact_name": "MENTORS",
+            "source_node_name": "Ben",
+            "target_node_name": "Ada",
+            "target_node_labels": ["Person"],
+            "valid_at": "2024-01-01T00:00:00Z",
+            "created_at": None,
+        },
+    )
+    assert triple["edge"]["fact"] == "Ben mentors Ada" and triple["edge"]["name"] == "MENTORS"
+    assert triple["source_node"]["name"] == "Ben" and triple["target_node"]["name"] == "Ada"
+    assert "Person" in triple["target_node"]["labels"]
+    v3.wait(triple["task_id"])
+    assert v3.ok("GET", f"/graph/edge/{triple['edge']['uuid']}")["fact"] == "Ben mentors Ada"
+    bad = {"user_id": v3.user_id, "fact": "x", "fact_name": "mentors", "source_node_name": "A"}
+    assert v3.error(400, "POST", "/graph/add-fact-triple", json=bad)["param"] == "fact_name"
+    bad["fact_name"] = "MENTORS"
+    assert v3.error(400, "POST", "/graph/add-fact-triple", json=bad)["param"] == (
+        "target_node_name"
+    )
+    added = v3.ok(
+        "POST",
+        "/graph/nodes",
+        json={"user_id": v3.user_id, "nodes": [{"name": "Fjord", "label": "Place"}]},
+    )
+    assert [n["name"] for n in added["nodes"]] == ["Fjord"] and added["task_id"]
+    v3.wait(added["task_id"])
+    assert v3.ok("GET", f"/graph/node/{added['nodes'][0]['uuid']}")["name"] == "Fjord"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from graphrecall.api.zep_v3 import graph, graph_items, tasks, threads, users
+from graphrecall.api.zep_v3 import graph, graph_data, graph_items, tasks, threads, users
 
 PREFIX = "/api/v2"
 # Routes are tried in order; no path of one router is a path of another (graph's
@@ -19,6 +19,7 @@ PREFIX = "/api/v2"
 ROUTERS: tuple[APIRouter, ...] = (
     threads.router,
     graph.router,
+    graph_data.router,
     graph_items.router,
     users.router,
     tasks.router,

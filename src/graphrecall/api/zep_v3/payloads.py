@@ -9,7 +9,7 @@ from pydantic import AliasChoices, Field
 
 from graphrecall.api.zep_v4.bodies import Body, RerankerName
 from graphrecall.domain import limits
-from graphrecall.domain.inputs import EpisodeCreate, MessageCreate, MessagesAdd
+from graphrecall.domain.inputs import EpisodeCreate, MessageCreate, MessagesAdd, NodesAdd
 
 DeveloperId = Annotated[str, Field(min_length=1, max_length=limits.MAX_USER_ID_CHARS)]
 
@@ -107,3 +107,49 @@ class EpisodeListV3(Body):
     order_by: Literal["created_at", "uuid"] | None = None
     mentioned_node_uuids: list[str] | None = Field(default=None, max_length=limits.MAX_UUID_LIST)
     episode_metadata_filters: dict[str, Any] | None = None
+
+
+class FactTripleV3(GraphTarget):
+    """``graph.add_fact_triple``: one fact between two nodes named (or given by uuid)."""
+
+    fact: str
+    fact_name: str
+    source_node_name: str | None = None
+    source_node_uuid: str | None = None
+    source_node_labels: list[str] | None = None
+    source_node_summary: str | None = None
+    source_node_attributes: dict[str, Any] | None = None
+    target_node_name: str | None = None
+    target_node_uuid: str | None = None
+    target_node_labels: list[str] | None = None
+    target_node_summary: str | None = None
+    target_node_attributes: dict[str, Any] | None = None
+    edge_attributes: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+    valid_at: str | None = None
+    invalid_at: str | None = None
+    expired_at: str | None = None
+
+    def as_v4(self) -> dict[str, Any]:
+        """The v4 ``EdgesAdd`` body with this one edge (validated by it)."""
+
+        def node(side: str) -> dict[str, Any]:
+            fields = ("uuid", "name", "labels", "summary", "attributes")
+            return {f: getattr(self, f"{side}_node_{f}") for f in fields}
+
+        edge = {
+            "fact": self.fact,
+            "fact_name": self.fact_name,
+            "source_node": node("source"),
+            "target_node": node("target"),
+            "attributes": self.edge_attributes,
+            "metadata": self.metadata,
+            "valid_at": self.valid_at,
+            "invalid_at": self.invalid_at,
+            "expired_at": self.expired_at,
+        }
+        return {"edges": [edge]}
+
+
+class NodesAddV3(GraphTarget, NodesAdd):
+    """``graph.add_nodes``: v4's body, on the graph v3 names."""

@@ -235,6 +235,18 @@ class ThreadSummaryV3(Wire):
     last_summarized_episode_valid_at: str | None = None
 
 
+class FactTripleV3(Wire):
+    edge: EdgeV3
+    source_node: NodeV3
+    target_node: NodeV3
+    task_id: str
+
+
+class AddNodesV3(Wire):
+    nodes: list[v4.AddedNodeWire]  # the same fields in v3
+    task_id: str
+
+
 class SearchResultsV3(Wire):
     edges: list[EdgeV3] | None = None
     nodes: list[NodeV3] | None = None
