@@ -317,3 +317,26 @@ def test_fact_triples_and_nodes_are_v4_edges_and_nodes(v3: V3) -> None:
     assert [n["name"] for n in added["nodes"]] == ["Fjord"] and added["task_id"]
     v3.wait(added["task_id"])
     assert v3.ok("GET", f"/graph/node/{added['nodes'][0]['uuid']}")["name"] == "Fjord"
+
+
+def test_context_templates_are_named_by_template_id(v3: V3) -> None:
+    template_id = f"{v3.user_id}-facts"
+    body = {"template_id": template_id, "template": "FACTS ONLY\n%{edges limit=5}"}
+    made = v3.ok("POST", "/context-templates", json=body)
+    assert made["template_id"] == template_id and made["uuid"]
+    assert v3.error(400, "POST", "/context-templates", json=body)["param"] == "template_id"
+    assert v3.ok("GET", f"/context-templates/{template_id}")["template"].startswith("FACTS")
+    listed = v3.ok("GET", "/context-templates")["templates"]
+    assert template_id in [t["template_id"] for t in listed]
+    context = v3.ok("GET", f"/threads/{v3.thread_id}/context?template_id={template_id}")
+    assert context["context"].startswith("FACTS ONLY") and "Oslo" in context["context"]
+    unknown = v3.error(404, "GET", f"/threads/{v3.thread_id}/context?template_id=nope")
+    assert unknown["param"] == "template_id"
+    changed = v3.ok(
+        "PUT", f"/context-templates/{template_id}", json={"template": "ONLY\n%{edges limit=1}"}
+    )
+    assert changed["template"].startswith("ONLY")
+    bad = {"template": "%{nonsense}"}
+    assert v3.error(400, "PUT", f"/context-templates/{template_id}", json=bad)["param"]
+    assert v3.ok("DELETE", f"/context-templates/{template_id}") == {"message": "deleted"}
+    assert v3.error(404, "GET", f"/context-templates/{template_id}")["param"] == "template_id"

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from graphrecall.api.zep_v3 import graph, graph_data, graph_items, tasks, threads, users
+from graphrecall.api.zep_v3 import (
+    graph,
+    graph_data,
+    graph_items,
+    tasks,
+    templates,
+    threads,
+    users,
+)
 
 PREFIX = "/api/v2"
 # Routes are tried in order; no path of one router is a path of another (graph's
@@ -23,4 +31,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     graph_items.router,
     users.router,
     tasks.router,
+    templates.router,
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.domain.ids import check_uuid
 from graphrecall.domain.models import (
+    ContextTemplate,
     Edge,
     Episode,
     Graph,
@@ -78,3 +79,13 @@ def thread_ids(ctx: Context, project: Project, thread_uuids: set[str]) -> dict[s
         found = ctx.store.get(Thread, uuid, {"project_uuid": project.uuid})
         out[uuid] = found.thread_id if found else None
     return out
+
+
+def template(ctx: Context, project: Project, template_id: str) -> ContextTemplate:
+    """A context template by its v3 ``template_id``: its v4 ``name``."""
+    found = ctx.store.find(
+        ContextTemplate, {"project_uuid": project.uuid, "name": template_id.strip()}, limit=1
+    )
+    if not found:
+        raise NotFound("context template", template_id, param="template_id")
+    return found[0]

@@ -153,3 +153,12 @@ class FactTripleV3(GraphTarget):
 
 class NodesAddV3(GraphTarget, NodesAdd):
     """``graph.add_nodes``: v4's body, on the graph v3 names."""
+
+
+class TemplateCreateV3(Body):
+    template_id: DeveloperId
+    template: str
+
+
+class TemplateUpdateV3(Body):
+    template: str

@@ -13,15 +13,13 @@ from graphrecall.api.zep_v3.common import (
     int_param,
     numbered,
     numbered_page,
-    str_param,
 )
 from graphrecall.api.zep_v3.payloads import MessagesAddV3, ThreadCreateV3
 from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
-from graphrecall.domain.errors import BadRequest, NotFound
+from graphrecall.domain.errors import NotFound
 from graphrecall.domain.inputs import MessageUpdate
 from graphrecall.domain.models import (
-    ContextTemplate,
     Episode,
     PageRequest,
     Thread,
@@ -145,21 +143,10 @@ def get_user_context(
     project: Project = ProjectDep,
 ) -> Any:
     """The user's context block for the thread; a v3 ``template_id`` names a v4 context
-    template by its name."""
+    template by its name (an unknown one is a 404 naming ``template_id``)."""
     thread = ids.thread(ctx, project, thread_id)
-    template_uuid = _template_uuid(ctx, project, str_param(template_id))
+    template_uuid = ids.template(ctx, project, template_id).uuid if template_id else None
     return v3wire.ContextV3(context=thread_context(ctx, project, thread.uuid, template_uuid).text)
-
-
-def _template_uuid(ctx: Context, project: Project, template_id: str | None) -> str | None:
-    if template_id is None:
-        return None
-    found = ctx.store.find(
-        ContextTemplate, {"project_uuid": project.uuid, "name": template_id}, limit=1
-    )
-    if not found:
-        raise BadRequest(f"no context template named {template_id!r}", param="template_id")
-    return found[0].uuid
 
 
 @router.get("/threads/{thread_id}/episodes", response_model=v3wire.EpisodesV3)

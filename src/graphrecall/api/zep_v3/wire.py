@@ -247,6 +247,16 @@ class AddNodesV3(Wire):
     task_id: str
 
 
+class TemplateV3(Wire):
+    uuid: str
+    template_id: str
+    template: str
+
+
+class TemplateListV3(Wire):
+    templates: list[TemplateV3]
+
+
 class SearchResultsV3(Wire):
     edges: list[EdgeV3] | None = None
     nodes: list[NodeV3] | None = None
