@@ -168,7 +168,8 @@ def test_unknown_ids_are_404s_naming_the_field(v3: V3) -> None:
     missing = str(uuid.uuid4())
     assert v3.error(404, "GET", f"/graph/edge/{missing}")["param"] == "uuid"
     assert v3.error(400, "GET", "/graph/node/not-a-uuid")["param"] == "uuid"
-    assert v3.error(404, "GET", f"/tasks/{missing}")["code"] == "not_found"
+    assert v3.error(404, "GET", f"/tasks/{missing}")["param"] == "task_id"
+    assert v3.error(400, "GET", "/tasks/not-a-task")["param"] == "task_id"
 
 
 def test_v3_search_filters_are_the_v4_filters(v3: V3) -> None:

@@ -14,4 +14,4 @@ router = make_router("zep v3: tasks")
 
 @router.get("/tasks/{task_id}", response_model=v3wire.TaskV3)
 def get_task(task_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
-    return v3wire.task(v4.task(tasks.get_task(ctx, project.uuid, task_id)))
+    return v3wire.task(v4.task(tasks.get_task(ctx, project.uuid, task_id, param="task_id")))
