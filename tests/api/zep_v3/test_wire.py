@@ -341,3 +341,46 @@ def test_context_templates_are_named_by_template_id(v3: V3) -> None:
     assert v3.error(400, "PUT", f"/context-templates/{template_id}", json=bad)["param"]
     assert v3.ok("DELETE", f"/context-templates/{template_id}") == {"message": "deleted"}
     assert v3.error(404, "GET", f"/context-templates/{template_id}")["param"] == "template_id"
+
+
+def test_subgraph_neighbours_documents_and_project(v3: V3) -> None:
+    graph_id = f"{v3.user_id}-docs"
+    v3.ok("POST", "/graph/create", json={"graph_id": graph_id})
+    added = v3.ok(
+        "POST",
+        "/graph",
+        json={
+            "graph_id": graph_id,
+            "type": "text",
+            "data": "Ada lives in Bergen. Ada works at Equinor.",
+            "document_id": "notes/ada.txt",
+        },
+    )
+    v3.wait(added["task_id"])
+    chunks = v3.ok("GET", f"/graph/documents/notes/ada.txt/episodes?graph_id={graph_id}")
+    assert [e["uuid"] for e in chunks["episodes"]] == [added["uuid"]]
+    assert chunks["episodes"][0]["document_id"] == "notes/ada.txt"
+    summaries = v3.ok("POST", f"/graph/document-summary/graph/{graph_id}", json={})
+    assert all(s["document_id"] == "notes/ada.txt" for s in summaries)
+    ada = next(
+        n for n in v3.ok("POST", f"/graph/node/graph/{graph_id}", json={}) if n["name"] == "Ada"
+    )
+    sub = v3.ok(
+        "POST", "/graph/subgraph", json={"graph_id": graph_id, "seed_node_uuids": [ada["uuid"]]}
+    )
+    assert {"Ada", "Bergen"} <= {n["name"] for n in sub["nodes"]} and sub["edges"]
+    assert sub["truncated"] is False
+    first = v3.http.post(f"/graph/node/{ada['uuid']}/neighbors", json={"limit": 1})
+    assert first.status_code == 200 and len(first.json()) == 1
+    assert first.json()[0]["edges"]
+    cursor = first.headers["Zep-Next-Cursor"]  # Ada has two neighbours
+    rest = v3.ok("POST", f"/graph/node/{ada['uuid']}/neighbors", json={"cursor": cursor})
+    names = {first.json()[0]["node"]["name"], *(n["node"]["name"] for n in rest)}
+    assert names == {"Bergen", "Equinor"}
+    info = v3.ok("GET", "/projects/info")["project"]
+    assert info["uuid"] and info["name"]
+    zoned = v3.ok("PATCH", "/projects/info", json={"default_time_zone": "Europe/Oslo"})
+    assert zoned["project"]["default_time_zone"] == "Europe/Oslo"
+    bad = {"default_time_zone": "Mars/Olympus"}
+    assert v3.error(400, "PATCH", "/projects/info", json=bad)["param"] == "default_time_zone"
+    v3.ok("PATCH", "/projects/info", json={"default_time_zone": None})

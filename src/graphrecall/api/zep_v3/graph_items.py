@@ -43,7 +43,7 @@ def _graph(ctx: Context, project: Project, graph_id: str) -> Graph:
     return ids.graph(ctx, project, graph_id)
 
 
-def _page(body: ItemListV3 | None, target: Target) -> tuple[PageRequest, Predicate | None]:
+def item_page(body: ItemListV3 | None, target: Target) -> tuple[PageRequest, Predicate | None]:
     """v3 pages these lists by ``uuid_cursor``, the last uuid of the page before: the
     v4 keyset listing in uuid order, after that uuid; ``filters`` are v3's search
     filters, read as v4's for ``target`` (one it does not take is a 400)."""
@@ -58,18 +58,18 @@ def _page(body: ItemListV3 | None, target: Target) -> tuple[PageRequest, Predica
 
 
 def _edge_list(ctx: Context, project: Project, graph: Graph, body: ItemListV3 | None) -> Any:
-    page, where = _page(body, "list:edges")
+    page, where = item_page(body, "list:edges")
     found = edges.list_edges(ctx, project, graph.uuid, page, where).items
     return [v3wire.edge(v4.edge(v, graph)) for v in nodes.edge_views(ctx, found)]
 
 
 def _node_list(ctx: Context, project: Project, graph: Graph, body: ItemListV3 | None) -> Any:
-    page, where = _page(body, "list:nodes")
+    page, where = item_page(body, "list:nodes")
     found = nodes.list_nodes(ctx, project, graph.uuid, page, where).items
     return [v3wire.node(v4.node(v, graph)) for v in nodes.views(ctx, found)]
 
 
-def _episodes(ctx: Context, project: Project, graph: Graph, found: list[Episode]) -> list[Any]:
+def episode_wires(ctx: Context, project: Project, graph: Graph, found: list[Episode]) -> list[Any]:
     thread_of = ids.thread_ids(ctx, project, {e.thread_uuid for e in found if e.thread_uuid})
     return [v3wire.episode(v4.episode(e, graph), thread_of.get(e.thread_uuid or "")) for e in found]
 
@@ -80,7 +80,9 @@ def _recent(ctx: Context, project: Project, graph: Graph, lastn: str | None) -> 
     page = episodes.list_episodes(
         ctx, project, graph.uuid, PageRequest(page_size=count, order_by="created_at")
     )
-    return v3wire.EpisodesV3(episodes=_episodes(ctx, project, graph, list(reversed(page.items))))
+    return v3wire.EpisodesV3(
+        episodes=episode_wires(ctx, project, graph, list(reversed(page.items)))
+    )
 
 
 def _episode_list(
@@ -107,13 +109,13 @@ def _episode_list(
         mentioned_node_uuids=filter_language.mentioned_node_uuids(filters),
         where=all_of([w for w in where if w is not None]),
     )
-    return _episodes(ctx, project, graph, found.items)
+    return episode_wires(ctx, project, graph, found.items)
 
 
 def _observation_list(
     ctx: Context, project: Project, graph: Graph, body: ItemListV3 | None
 ) -> list[Any]:
-    page, where = _page(body, "list:observations")
+    page, where = item_page(body, "list:observations")
     found = ctx.store.list_page(Observation, {"graph_uuid": graph.uuid}, page, where=where)
     provenance = ctx.store.episodes_of(Observation, graph.uuid, [o.uuid for o in found.items])
     return [
@@ -124,7 +126,7 @@ def _observation_list(
 def _summary_list(
     ctx: Context, project: Project, graph: Graph, body: ItemListV3 | None
 ) -> list[Any]:
-    page, where = _page(body, "list:thread_summaries")
+    page, where = item_page(body, "list:thread_summaries")
     found = ctx.store.list_page(ThreadSummary, {"graph_uuid": graph.uuid}, page, where=where)
     thread_of = ids.thread_ids(ctx, project, {t.thread_uuid for t in found.items})
     return [
@@ -283,13 +285,13 @@ def get_node_episodes(uuid: str, ctx: Context = CtxDep, project: Project = Proje
     node, graph = _node(ctx, project, uuid)
     linked, _ = ctx.store.episodes_of(Node, graph.uuid, [node.uuid]).get(node.uuid, ([], False))
     found = [e for u in linked if (e := ctx.store.get(Episode, u, {"graph_uuid": graph.uuid}))]
-    return v3wire.EpisodesV3(episodes=_episodes(ctx, project, graph, found))
+    return v3wire.EpisodesV3(episodes=episode_wires(ctx, project, graph, found))
 
 
 @router.get("/graph/episodes/{uuid}", response_model=v3wire.EpisodeV3)
 def get_episode(uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
     episode, graph = _episode(ctx, project, uuid)
-    return _episodes(ctx, project, graph, [episode])[0]
+    return episode_wires(ctx, project, graph, [episode])[0]
 
 
 @router.patch("/graph/episodes/{uuid}", response_model=v3wire.EpisodeV3)
@@ -298,7 +300,7 @@ def update_episode(
 ) -> Any:
     episode, graph = _episode(ctx, project, uuid)
     updated = episodes.update_episode(ctx, project, graph.uuid, episode.uuid, body)
-    return _episodes(ctx, project, graph, [updated])[0]
+    return episode_wires(ctx, project, graph, [updated])[0]
 
 
 @router.delete("/graph/episodes/{uuid}", response_model=v3wire.SuccessV3)

@@ -9,7 +9,13 @@ from pydantic import AliasChoices, Field
 
 from graphrecall.api.zep_v4.bodies import Body, RerankerName
 from graphrecall.domain import limits
-from graphrecall.domain.inputs import EpisodeCreate, MessageCreate, MessagesAdd, NodesAdd
+from graphrecall.domain.inputs import (
+    Direction,
+    EpisodeCreate,
+    MessageCreate,
+    MessagesAdd,
+    NodesAdd,
+)
 
 DeveloperId = Annotated[str, Field(min_length=1, max_length=limits.MAX_USER_ID_CHARS)]
 
@@ -162,3 +168,28 @@ class TemplateCreateV3(Body):
 
 class TemplateUpdateV3(Body):
     template: str
+
+
+class SubgraphV3(GraphTarget):
+    seed_node_uuids: list[str] = Field(max_length=limits.MAX_UUID_LIST)
+    depth: int = Field(default=1, ge=1, le=5)
+    direction: Direction | None = None
+    max_nodes: int = Field(default=100, ge=1, le=1000)
+    max_edges: int = Field(default=200, ge=1, le=2000)
+    search_filters: dict[str, Any] | None = None
+
+
+class NeighborsV3(Body):
+    """``graph.node.get_neighbors``: ``cursor`` is the one the previous page's
+    ``Zep-Next-Cursor`` header gave."""
+
+    cursor: str | None = Field(default=None, max_length=2048)
+    direction: Direction | None = None
+    direction_sort: Literal["asc", "desc"] | None = None
+    order_by: Literal["uuid", "created_at"] | None = None
+    limit: int | None = Field(default=None, ge=1)
+    filters: dict[str, Any] | None = None
+
+
+class ProjectUpdateV3(Body):
+    default_time_zone: str | None = None

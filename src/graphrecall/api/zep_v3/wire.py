@@ -257,6 +257,30 @@ class TemplateListV3(Wire):
     templates: list[TemplateV3]
 
 
+class SubgraphV3(Wire):
+    nodes: list[NodeV3]
+    edges: list[EdgeV3]
+    truncated: bool
+    truncation_reason: str | None = None
+
+
+class NeighborV3(Wire):
+    node: NodeV3
+    edges: list[EdgeV3]
+
+
+class ProjectInfoV3(Wire):
+    uuid: str
+    name: str
+    description: str | None = None
+    default_time_zone: str | None = None
+    created_at: str
+
+
+class ProjectV3(Wire):
+    project: ProjectInfoV3
+
+
 class SearchResultsV3(Wire):
     edges: list[EdgeV3] | None = None
     nodes: list[NodeV3] | None = None
