@@ -90,12 +90,18 @@ def create_graph(
     time_zone = check_time_zone(body.time_zone, param="time_zone")
     graph = _standard_graph(project, body.name, body.description, time_zone, graph_id)
     with ctx.store.transaction():
-        if graph_id and ctx.store.find(
-            Graph, {"project_uuid": project.uuid, "graph_id": graph_id}, limit=1
-        ):
-            raise BadRequest(f"graph_id {graph_id!r} is already taken", param="graph_id")
+        _check_graph_id_free(ctx, project, graph_id)
         ctx.store.insert([graph])
     return graph
+
+
+def _check_graph_id_free(
+    ctx: Context, project: Project, graph_id: str | None, *, param: str = "graph_id"
+) -> None:
+    if graph_id and ctx.store.find(
+        Graph, {"project_uuid": project.uuid, "graph_id": graph_id}, limit=1
+    ):
+        raise BadRequest(f"graph_id {graph_id!r} is already taken", param=param)
 
 
 def update_graph(ctx: Context, project: Project, graph_uuid: str, body: GraphUpdate) -> Graph:
@@ -157,14 +163,18 @@ def lookup_graph(
     raise BadRequest("give one of graph_id, thread_id or user_id", param="graph_id")
 
 
-def clone_graph(ctx: Context, project: Project, graph_uuid: str) -> tuple[Graph, Task]:
+def clone_graph(
+    ctx: Context, project: Project, graph_uuid: str, graph_id: str | None = None
+) -> tuple[Graph, Task]:
     """A new standard graph, returned at once, and the task that copies the source's
     records into it (ingest/clone.py). A user graph's copy is a standard graph too: a
-    clone makes no user."""
+    clone makes no user. ``graph_id``: the copy's id (Zep v3's ``target_graph_id``),
+    unique in the project."""
     source = resolve(ctx, project, graph_uuid)
     time_zone = time_zone_of(ctx, project, source) if source.user_uuid else source.time_zone
-    graph = _standard_graph(project, source.name, source.description, time_zone)
+    graph = _standard_graph(project, source.name, source.description, time_zone, graph_id)
     with ctx.store.transaction():
+        _check_graph_id_free(ctx, project, graph_id, param="target_graph_id")
         ctx.store.insert([graph])
         task = tasks.enqueue(
             ctx, project.uuid, graph.uuid, CLONE_TASK, {"source_graph_uuid": source.uuid}

@@ -163,7 +163,7 @@ def test_unknown_ids_are_404s_naming_the_field(v3: V3) -> None:
         == "user_id"
     )
     # A v3 route graphrecall does not translate says so (not a 404: a missing record).
-    stub = v3.error(405, "POST", "/graph/clone", json={})
+    stub = v3.error(405, "GET", "/entity-types")
     assert stub["code"] == "not_implemented" and "Zep v3" in stub["message"]
     missing = str(uuid.uuid4())
     assert v3.error(404, "GET", f"/graph/edge/{missing}")["param"] == "uuid"
@@ -384,3 +384,22 @@ def test_subgraph_neighbours_documents_and_project(v3: V3) -> None:
     bad = {"default_time_zone": "Mars/Olympus"}
     assert v3.error(400, "PATCH", "/projects/info", json=bad)["param"] == "default_time_zone"
     v3.ok("PATCH", "/projects/info", json={"default_time_zone": None})
+
+
+def test_a_clone_is_a_new_graph_named_by_target_graph_id(v3: V3) -> None:
+    target = f"{v3.user_id}-copy"
+    made = v3.ok(
+        "POST", "/graph/clone", json={"source_user_id": v3.user_id, "target_graph_id": target}
+    )
+    assert made["graph_id"] == target
+    v3.wait(made["task_id"])
+    names = {n["name"] for n in v3.ok("POST", f"/graph/node/graph/{target}", json={})}
+    assert "Oslo" in names
+    again = {"source_user_id": v3.user_id, "target_graph_id": target}
+    assert v3.error(400, "POST", "/graph/clone", json=again)["param"] == "target_graph_id"
+    user = {"source_user_id": v3.user_id, "target_user_id": "someone"}
+    assert v3.error(400, "POST", "/graph/clone", json=user)["param"] == "target_user_id"
+    nowhere = {"source_graph_id": "nope", "target_graph_id": "x"}
+    assert v3.error(404, "POST", "/graph/clone", json=nowhere)["param"] == "source_graph_id"
+    nobody = {"source_user_id": "nobody", "target_graph_id": "x"}
+    assert v3.error(404, "POST", "/graph/clone", json=nobody)["param"] == "source_user_id"

@@ -24,16 +24,23 @@ from graphrecall.services import graphs, threads, users
 from graphrecall.services.context import Context
 
 
-def user(ctx: Context, project: Project, user_id: str) -> User:
-    return users.lookup_user(ctx, project, user_id=user_id, graph_id=None, thread_id=None)
+def user(ctx: Context, project: Project, user_id: str, *, param: str = "user_id") -> User:
+    """``param``: the field the id came in (``source_user_id`` for a clone's source)."""
+    try:
+        return users.lookup_user(ctx, project, user_id=user_id, graph_id=None, thread_id=None)
+    except NotFound:
+        raise NotFound("user", user_id, param=param) from None
 
 
 def thread(ctx: Context, project: Project, thread_id: str) -> Thread:
     return threads.lookup_thread(ctx, project, thread_id)
 
 
-def graph(ctx: Context, project: Project, graph_id: str) -> Graph:
-    return graphs.lookup_graph(ctx, project, graph_id=graph_id, thread_id=None, user_id=None)
+def graph(ctx: Context, project: Project, graph_id: str, *, param: str = "graph_id") -> Graph:
+    try:
+        return graphs.lookup_graph(ctx, project, graph_id=graph_id, thread_id=None, user_id=None)
+    except NotFound:
+        raise NotFound("graph", graph_id, param=param) from None
 
 
 def target_graph(
@@ -44,7 +51,7 @@ def target_graph(
     if user_id and graph_id:
         raise BadRequest("give user_id or graph_id, not both", param="graph_id")
     if user_id:
-        return graphs.lookup_graph(ctx, project, graph_id=None, thread_id=None, user_id=user_id)
+        return graphs.resolve(ctx, project, user(ctx, project, user_id).graph_uuid)
     if graph_id:
         return graph(ctx, project, graph_id)
     raise BadRequest("give user_id or graph_id", param="user_id")

@@ -193,3 +193,10 @@ class NeighborsV3(Body):
 
 class ProjectUpdateV3(Body):
     default_time_zone: str | None = None
+
+
+class CloneV3(Body):
+    source_graph_id: str | None = None
+    source_user_id: str | None = None
+    target_graph_id: Annotated[str | None, Field(max_length=limits.MAX_USER_ID_CHARS)] = None
+    target_user_id: str | None = None

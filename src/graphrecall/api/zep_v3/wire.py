@@ -281,6 +281,11 @@ class ProjectV3(Wire):
     project: ProjectInfoV3
 
 
+class CloneV3(Wire):
+    graph_id: str | None = None
+    task_id: str
+
+
 class SearchResultsV3(Wire):
     edges: list[EdgeV3] | None = None
     nodes: list[NodeV3] | None = None
