@@ -403,3 +403,27 @@ def test_a_clone_is_a_new_graph_named_by_target_graph_id(v3: V3) -> None:
     assert v3.error(404, "POST", "/graph/clone", json=nowhere)["param"] == "source_graph_id"
     nobody = {"source_user_id": "nobody", "target_graph_id": "x"}
     assert v3.error(404, "POST", "/graph/clone", json=nobody)["param"] == "source_user_id"
+
+
+def test_user_summary_instructions_are_added_and_deleted_by_name(v3: V3) -> None:
+    path = "/user-summary-instructions"
+    project = [{"name": "tone", "text": "Say how the user prefers to be addressed."}]
+    assert v3.ok("POST", path, json={"instructions": project}) == {"message": "added"}
+    assert v3.ok("GET", path)["instructions"] == project
+    # A user without instructions of its own follows the project's.
+    assert v3.ok("GET", f"{path}?user_id={v3.user_id}")["instructions"] == project
+    own = [{"name": "city", "text": "Name the city the user lives in."}]
+    v3.ok("POST", path, json={"instructions": own, "user_ids": [v3.user_id]})
+    assert v3.ok("GET", f"{path}?user_id={v3.user_id}")["instructions"] == own
+    replaced = [{"name": "city", "text": "Name the user's city and country."}]
+    v3.ok("POST", path, json={"instructions": replaced, "user_ids": [v3.user_id]})
+    assert v3.ok("GET", f"{path}?user_id={v3.user_id}")["instructions"] == replaced
+    unknown = {"instructions": own, "user_ids": [v3.user_id, "nobody"]}
+    assert v3.error(404, "POST", path, json=unknown)["param"] == "user_ids[1]"
+    twice = {"instructions": own + own}
+    assert v3.error(400, "POST", path, json=twice)["param"] == "instructions"
+    deleted = {"instruction_names": ["city"], "user_ids": [v3.user_id]}
+    assert v3.ok("DELETE", path, json=deleted) == {"message": "deleted"}
+    assert v3.ok("GET", f"{path}?user_id={v3.user_id}")["instructions"] == project
+    v3.ok("DELETE", path, json={})
+    assert v3.ok("GET", path)["instructions"] == []

@@ -16,6 +16,7 @@ from graphrecall.api.zep_v3 import (
     graph_data,
     graph_items,
     graph_reads,
+    instructions,
     tasks,
     templates,
     threads,
@@ -34,4 +35,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     users.router,
     tasks.router,
     templates.router,
+    instructions.router,
 )

@@ -15,6 +15,7 @@ from graphrecall.domain.inputs import (
     MessageCreate,
     MessagesAdd,
     NodesAdd,
+    UserInstruction,
 )
 
 DeveloperId = Annotated[str, Field(min_length=1, max_length=limits.MAX_USER_ID_CHARS)]
@@ -200,3 +201,15 @@ class CloneV3(Body):
     source_user_id: str | None = None
     target_graph_id: Annotated[str | None, Field(max_length=limits.MAX_USER_ID_CHARS)] = None
     target_user_id: str | None = None
+
+
+class InstructionsAddV3(Body):
+    instructions: Annotated[
+        list[UserInstruction], Field(min_length=1, max_length=limits.MAX_SUMMARY_INSTRUCTIONS)
+    ]
+    user_ids: list[str] | None = Field(default=None, max_length=limits.MAX_UUID_LIST)
+
+
+class InstructionsDeleteV3(Body):
+    instruction_names: list[str] | None = None
+    user_ids: list[str] | None = Field(default=None, max_length=limits.MAX_UUID_LIST)

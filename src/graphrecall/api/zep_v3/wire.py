@@ -286,6 +286,15 @@ class CloneV3(Wire):
     task_id: str
 
 
+class InstructionV3(Wire):
+    name: str
+    text: str
+
+
+class InstructionsV3(Wire):
+    instructions: list[InstructionV3]
+
+
 class SearchResultsV3(Wire):
     edges: list[EdgeV3] | None = None
     nodes: list[NodeV3] | None = None
