@@ -305,6 +305,22 @@ def fact_triple() -> str:
     return str(added.task_id)
 
 
+def set_ontology() -> str:
+    from pydantic import Field
+    from zep_cloud.external_clients.ontology import EntityModel, EntityText
+
+    class Pet(EntityModel):
+        """An animal someone keeps."""
+
+        species: EntityText = Field(description="cat, dog, ...", default=None)
+
+    client.graph.set_ontology(entities={"Pet": Pet}, user_ids=[ALICE])
+    found = client.graph.list_entity_types(user_id=ALICE)
+    names = [t.name for t in found.entity_types or []]
+    check(names == ["Pet"], f"{found}")
+    return str(names)
+
+
 def thread_delete() -> str:
     client.thread.delete(THREAD)
     try:
@@ -369,6 +385,7 @@ SCENARIO: list[tuple[str, Callable[[], Any]]] = [
     ("graph.search observations", observation_search),
     ("user.warm", user_warm),
     ("graph.add_fact_triple", fact_triple),
+    ("graph.set_ontology + list_entity_types", set_ontology),
     ("thread.delete", thread_delete),
     ("graph.delete", graph_delete),
     ("user.delete", user_delete),

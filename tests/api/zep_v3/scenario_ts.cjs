@@ -4,7 +4,7 @@
 // Prints one JSON line per call: {"call": name, "ok": bool, "detail": str}; the same
 // calls as scenario_py.py, in the SDK's camelCase.
 "use strict";
-const { ZepClient } = require("@getzep/zep-cloud");
+const { ZepClient, entityFields } = require("@getzep/zep-cloud");
 
 const [baseUrl, apiKey] = process.argv.slice(2);
 const client = new ZepClient({ apiKey, baseUrl, maxRetries: 0 });
@@ -241,6 +241,14 @@ const scenario = [
     });
     check(added.edge.fact === "Alice mentors Bruno" && added.targetNode.name === "Bruno", S(added));
     return added.taskId;
+  }],
+  ["graph.setOntology + listEntityTypes", async () => {
+    const pet = { description: "An animal someone keeps.", fields: { species: entityFields.text("cat, dog, ...") } };
+    await client.graph.setOntology({ Pet: pet }, {}, { userIds: [ALICE] });
+    const found = await client.graph.listEntityTypes({ userId: ALICE });
+    const names = (found.entityTypes || []).map((t) => t.name);
+    check(S(names) === S(["Pet"]), S(found));
+    return S(names);
   }],
   ["thread.delete", async () => {
     await client.thread.delete(THREAD);

@@ -19,8 +19,9 @@ HERE = Path(__file__).parent
 # The calls each scenario makes (one JSON line each): user, thread, messages, task,
 # processed messages, context, graph add (text, JSON), search (edges, nodes, episodes),
 # the user's threads, graphs, the item routes, the thread's summary, a message's
-# metadata, the episode list, observations, warm, a fact triple, and the deletes.
-CALLS = 39
+# metadata, the episode list, observations, warm, a fact triple, an ontology, and the
+# deletes.
+CALLS = 40
 
 
 def _results(done: subprocess.CompletedProcess[str]) -> list[dict[str, object]]:

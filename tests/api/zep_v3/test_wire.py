@@ -163,7 +163,7 @@ def test_unknown_ids_are_404s_naming_the_field(v3: V3) -> None:
         == "user_id"
     )
     # A v3 route graphrecall does not translate says so (not a 404: a missing record).
-    stub = v3.error(405, "GET", "/entity-types")
+    stub = v3.error(405, "GET", "/custom-instructions")
     assert stub["code"] == "not_implemented" and "Zep v3" in stub["message"]
     missing = str(uuid.uuid4())
     assert v3.error(404, "GET", f"/graph/edge/{missing}")["param"] == "uuid"
@@ -427,3 +427,25 @@ def test_user_summary_instructions_are_added_and_deleted_by_name(v3: V3) -> None
     assert v3.ok("GET", f"{path}?user_id={v3.user_id}")["instructions"] == project
     v3.ok("DELETE", path, json={})
     assert v3.ok("GET", path)["instructions"] == []
+
+
+def test_entity_types_are_the_v4_ontology(v3: V3) -> None:
+    pet = {
+        "name": "Pet",
+        "description": "An animal someone keeps.",
+        "properties": [{"name": "species", "type": "Text", "description": "cat, dog"}],
+    }
+    owns = {"name": "OWNS", "description": "Keeps a pet.", "source_targets": [{"source": "User"}]}
+    body = {"entity_types": [pet], "edge_types": [owns], "user_ids": [v3.user_id]}
+    assert v3.ok("PUT", "/entity-types", json=body) == {"message": "set"}
+    found = v3.ok("GET", f"/entity-types?user_id={v3.user_id}")
+    assert [t["name"] for t in found["entity_types"]] == ["Pet"]
+    assert found["entity_types"][0]["properties"][0]["type"] == "Text"
+    assert [t["name"] for t in found["edge_types"]] == ["OWNS"]
+    # The project's types are untouched; a graph without its own follows them.
+    assert v3.ok("GET", "/entity-types")["entity_types"] == []
+    bad = {"edge_types": [{"name": "owns", "description": "x"}], "user_ids": [v3.user_id]}
+    assert v3.error(400, "PUT", "/entity-types", json=bad)["param"] == "edge_types[0]"
+    unknown = {"entity_types": [pet], "graph_ids": ["nograph"]}
+    assert v3.error(404, "PUT", "/entity-types", json=unknown)["param"] == "graph_ids[0]"
+    v3.ok("PUT", "/entity-types", json={"entity_types": [], "user_ids": [v3.user_id]})

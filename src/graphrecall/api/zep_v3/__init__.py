@@ -17,6 +17,7 @@ from graphrecall.api.zep_v3 import (
     graph_items,
     graph_reads,
     instructions,
+    ontology,
     tasks,
     templates,
     threads,
@@ -36,4 +37,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     tasks.router,
     templates.router,
     instructions.router,
+    ontology.router,
 )

@@ -213,3 +213,13 @@ class InstructionsAddV3(Body):
 class InstructionsDeleteV3(Body):
     instruction_names: list[str] | None = None
     user_ids: list[str] | None = Field(default=None, max_length=limits.MAX_UUID_LIST)
+
+
+class EntityTypesV3(Body):
+    """``graph.set_entity_types`` / ``set_ontology``: the types, and whose they are (the
+    project's when no id is given). The types are validated as v4's ontology."""
+
+    entity_types: list[dict[str, Any]] | None = None
+    edge_types: list[dict[str, Any]] | None = None
+    user_ids: list[str] | None = Field(default=None, max_length=limits.MAX_UUID_LIST)
+    graph_ids: list[str] | None = Field(default=None, max_length=limits.MAX_UUID_LIST)

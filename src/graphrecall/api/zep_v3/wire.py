@@ -295,6 +295,11 @@ class InstructionsV3(Wire):
     instructions: list[InstructionV3]
 
 
+class EntityTypesV3(Wire):
+    entity_types: list[dict[str, Any]]
+    edge_types: list[dict[str, Any]]
+
+
 class SearchResultsV3(Wire):
     edges: list[EdgeV3] | None = None
     nodes: list[NodeV3] | None = None
