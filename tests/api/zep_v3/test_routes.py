@@ -32,6 +32,7 @@ LITERALS = [
     ("POST", "/graph/search", "search_graph"),
     ("POST", "/graph/create", "create_graph"),
     ("GET", "/users-ordered", "list_users_ordered"),
+    ("GET", "/user-groups/users/members", "list_for_user"),  # a user's groups
 ]
 
 

@@ -449,3 +449,28 @@ def test_entity_types_are_the_v4_ontology(v3: V3) -> None:
     unknown = {"entity_types": [pet], "graph_ids": ["nograph"]}
     assert v3.error(404, "PUT", "/entity-types", json=unknown)["param"] == "graph_ids[0]"
     v3.ok("PUT", "/entity-types", json={"entity_types": [], "user_ids": [v3.user_id]})
+
+
+def test_user_groups_are_v4_groups_in_v3_envelopes(v3: V3) -> None:
+    user = v3.ok("GET", f"/users/{v3.user_id}")
+    group = v3.ok("POST", "/user-groups?projectId=", json={"name": f"{v3.user_id}-team"})
+    assert group["member_count"] == 0 and group["version"] == 1
+    path = f"/user-groups/{group['uuid']}"
+    added = v3.ok("POST", f"{path}/members", json={"user_uuids": [user["uuid"]]})
+    assert added == {"added_count": 1, "no_op_count": 0}
+    members = v3.ok("GET", f"{path}/members?pageNumber=&pageSize=")
+    assert [u["user_id"] for u in members["users"]] == [v3.user_id] and members["total_count"] == 1
+    candidates = v3.ok("GET", f"{path}/members/candidates")["users"]
+    assert v3.user_id not in [u["user_id"] for u in candidates]
+    mine = v3.ok("GET", f"/user-groups/users/{user['uuid']}")["user_groups"]
+    assert [g["uuid"] for g in mine] == [group["uuid"]] and mine[0]["member_count"] == 1
+    listed = v3.ok("GET", "/user-groups?pageNumber=1&pageSize=100")
+    assert group["uuid"] in [g["uuid"] for g in listed["user_groups"]]
+    renamed = v3.ok("PATCH", path, json={"name": "renamed", "expected_version": 1})
+    assert renamed["name"] == "renamed" and renamed["version"] == 2
+    removed = v3.ok("DELETE", f"{path}/members/{user['uuid']}")
+    assert removed == {"removed_count": 1, "no_op_count": 0}
+    again = v3.ok("POST", f"{path}/members/bulk-remove", json={"user_uuids": [user["uuid"]]})
+    assert again == {"removed_count": 0, "no_op_count": 1}
+    assert v3.ok("DELETE", path) == {"message": "deleted"}
+    assert v3.error(404, "GET", path)["param"] == "group_uuid"

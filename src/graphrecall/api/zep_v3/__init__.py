@@ -21,6 +21,7 @@ from graphrecall.api.zep_v3 import (
     tasks,
     templates,
     threads,
+    user_groups,
     users,
 )
 
@@ -38,4 +39,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     templates.router,
     instructions.router,
     ontology.router,
+    user_groups.router,
 )

@@ -300,6 +300,33 @@ class EntityTypesV3(Wire):
     edge_types: list[dict[str, Any]]
 
 
+class UserGroupV3(Wire):
+    uuid: str
+    name: str
+    description: str | None = None
+    version: int
+    member_count: int
+    project_uuid: str
+    created_at: str
+    updated_at: str
+
+
+class UserGroupListV3(Wire):
+    user_groups: list[UserGroupV3]
+    total_count: int
+    row_count: int
+
+
+class UserGroupsOfUserV3(Wire):
+    user_groups: list[UserGroupV3]
+
+
+class MembershipV3(Wire):
+    added_count: int | None = None
+    removed_count: int | None = None
+    no_op_count: int
+
+
 class SearchResultsV3(Wire):
     edges: list[EdgeV3] | None = None
     nodes: list[NodeV3] | None = None
