@@ -474,3 +474,47 @@ def test_user_groups_are_v4_groups_in_v3_envelopes(v3: V3) -> None:
     assert again == {"removed_count": 0, "no_op_count": 1}
     assert v3.ok("DELETE", path) == {"message": "deleted"}
     assert v3.error(404, "GET", path)["param"] == "group_uuid"
+
+
+def test_batches_take_developer_ids_and_page_by_integer_cursor(v3: V3) -> None:
+    batch = v3.ok("POST", "/batches", json={"metadata": {"source": "import"}})
+    assert batch["status"] == "draft" and batch["item_count"] == 0
+    path = f"/batches/{batch['batch_id']}"
+    items = [
+        {
+            "type": "thread_message",
+            "thread_id": v3.thread_id,
+            "role": "user",
+            "name": "Ben",
+            "content": "I took up skiing.",
+            "created_at": "2024-02-01T09:00:00Z",
+        },
+        {"type": "graph_episode", "user_id": v3.user_id, "data": "Ben skis at Holmenkollen."},
+        {"type": "graph_episode", "user_id": v3.user_id, "data": "Ben owns red skis."},
+    ]
+    unknown = {"items": [items[0], {**items[1], "user_id": "nobody"}]}
+    assert v3.error(404, "POST", f"{path}/items", json=unknown)["param"] == "items[1].user_id"
+    norole = {"items": [{**items[0], "role": "norole"}]}
+    assert v3.error(400, "POST", f"{path}/items", json=norole)["param"] == "items[0].role"
+    assert v3.ok("GET", path)["item_count"] == 0  # nothing of the refused calls was added
+    added = v3.ok("POST", f"{path}/items", json={"items": items})
+    assert [i["kind"] for i in added] == ["thread_message", "graph_episode", "graph_episode"]
+    assert added[0]["thread_id"] == v3.thread_id and added[1]["user_id"] == v3.user_id
+    first = v3.ok("GET", f"{path}/items?limit=2&cursor=")
+    assert [i["item_id"] for i in first["items"]] == [i["item_id"] for i in added[:2]]
+    rest = v3.ok("GET", f"{path}/items?limit=2&cursor={first['next_cursor']}")
+    assert [i["item_id"] for i in rest["items"]] == [added[2]["item_id"]]
+    assert rest.get("next_cursor") is None
+    assert v3.error(400, "GET", f"{path}/items?status=failed")["param"] == "status"
+    assert v3.ok("POST", f"{path}/process")["status"] == "queued"
+    deadline = time.monotonic() + 120
+    while v3.ok("GET", path)["status"] not in ("succeeded", "partial", "failed"):
+        assert time.monotonic() < deadline, "the batch did not finish"
+        time.sleep(0.1)
+    done = v3.ok("GET", path)
+    assert done["status"] == "succeeded" and done["progress"]["succeeded_items"] == 3
+    last = v3.ok("GET", f"/threads/{v3.thread_id}/messages?lastn=1")["messages"][0]
+    assert last["content"] == "I took up skiing."
+    listed = v3.ok("GET", "/batches?limit=100")
+    assert batch["batch_id"] in [b["batch_id"] for b in listed["batches"]]
+    assert v3.ok("DELETE", path) == {"message": "deleted"}

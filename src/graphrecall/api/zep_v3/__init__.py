@@ -12,6 +12,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from graphrecall.api.zep_v3 import (
+    batches,
     graph,
     graph_data,
     graph_items,
@@ -40,4 +41,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     instructions.router,
     ontology.router,
     user_groups.router,
+    batches.router,
 )

@@ -32,8 +32,11 @@ def user(ctx: Context, project: Project, user_id: str, *, param: str = "user_id"
         raise NotFound("user", user_id, param=param) from None
 
 
-def thread(ctx: Context, project: Project, thread_id: str) -> Thread:
-    return threads.lookup_thread(ctx, project, thread_id)
+def thread(ctx: Context, project: Project, thread_id: str, *, param: str = "thread_id") -> Thread:
+    try:
+        return threads.lookup_thread(ctx, project, thread_id)
+    except NotFound:
+        raise NotFound("thread", thread_id, param=param) from None
 
 
 def graph(ctx: Context, project: Project, graph_id: str, *, param: str = "graph_id") -> Graph:

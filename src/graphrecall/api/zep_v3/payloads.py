@@ -223,3 +223,27 @@ class EntityTypesV3(Body):
     edge_types: list[dict[str, Any]] | None = None
     user_ids: list[str] | None = Field(default=None, max_length=limits.MAX_UUID_LIST)
     graph_ids: list[str] | None = Field(default=None, max_length=limits.MAX_UUID_LIST)
+
+
+class BatchItemV3In(Body):
+    """One v3 batch item: its user, graph or thread named by the developer's id."""
+
+    type: str
+    user_id: str | None = None
+    graph_id: str | None = None
+    thread_id: str | None = None
+    data: str | None = None
+    data_type: str | None = None
+    content: str | None = None
+    role: str | None = None
+    name: str | None = None
+    created_at: str | None = None
+    metadata: dict[str, Any] | None = None
+    source_description: str | None = None
+    document_id: str | None = None
+
+
+class BatchItemsV3(Body):
+    items: Annotated[
+        list[BatchItemV3In], Field(min_length=1, max_length=limits.MAX_BATCH_ITEMS_PER_CALL)
+    ]

@@ -327,6 +327,53 @@ class MembershipV3(Wire):
     no_op_count: int
 
 
+class BatchProgressV3(Wire):
+    total_items: int
+    queued_items: int
+    processing_items: int
+    succeeded_items: int
+    failed_items: int
+    percent_complete: float
+
+
+class BatchV3(Wire):
+    batch_id: str
+    status: str
+    metadata: dict[str, Any] | None = None
+    ignore_roles: list[str] | None = None
+    strict_ontology: bool
+    item_count: int
+    progress: BatchProgressV3 | None = None
+    created_at: str
+    updated_at: str
+
+
+class BatchListV3(Wire):
+    batches: list[BatchV3]
+    next_cursor: int | None = None
+
+
+class BatchItemV3(Wire):
+    item_id: str
+    kind: str
+    status: str
+    sequence_index: int
+    graph_uuid: str
+    graph_id: str | None = None
+    user_uuid: str | None = None
+    user_id: str | None = None
+    thread_id: str | None = None
+    episode_uuid: str
+    source_uuid: str
+    document_id: str | None = None
+    created_at: str
+
+
+class BatchItemListV3(Wire):
+    items: list[BatchItemV3]
+    next_cursor: int | None = None
+
+
 class SearchResultsV3(Wire):
     edges: list[EdgeV3] | None = None
     nodes: list[NodeV3] | None = None
