@@ -4,6 +4,8 @@ naming it, and neither writes anything; the rest of v3's routes answer v3 shapes
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -518,3 +520,35 @@ def test_batches_take_developer_ids_and_page_by_integer_cursor(v3: V3) -> None:
     listed = v3.ok("GET", "/batches?limit=100")
     assert batch["batch_id"] in [b["batch_id"] for b in listed["batches"]]
     assert v3.ok("DELETE", path) == {"message": "deleted"}
+
+
+def test_another_projects_ids_and_items_are_not_found(v3: V3, server: Server) -> None:
+    assert httpx.get(f"{v2_url(server)}/users/{v3.user_id}").status_code == 401
+    key = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "graphrecall",
+            "--db",
+            str(server.db),
+            "keys",
+            "create",
+            "--project",
+            f"other-{v3.user_id}",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    headers = {"Authorization": f"Api-Key {key}"}
+    with httpx.Client(base_url=v2_url(server), headers=headers, timeout=60) as http:
+        other = V3(http, v3.user_id, v3.thread_id)
+        assert other.error(404, "GET", f"/users/{v3.user_id}")["param"] == "user_id"
+        assert other.error(404, "GET", f"/threads/{v3.thread_id}/messages")["param"] == (
+            "thread_id"
+        )
+        edge = v3.ok("POST", f"/graph/edge/user/{v3.user_id}", json={"limit": 1})[0]
+        assert other.error(404, "GET", f"/graph/edge/{edge['uuid']}")["param"] == "uuid"
+        # Ids are the project's own: the same user_id is free in another project.
+        assert other.ok("POST", "/users", json={"user_id": v3.user_id})["user_id"] == v3.user_id
+    assert v3.ok("GET", f"/users/{v3.user_id}")["first_name"] == "Ben"
