@@ -151,6 +151,13 @@ def test_bad_input_is_a_400_naming_the_field_and_writes_nothing(v3: V3) -> None:
         ],
     }
     assert v3.error(400, "POST", "/graph-batch", json=batch)["param"] == "episodes[1].created_at"
+    # v3 names a message's and an episode's time created_at (v4: reference_time).
+    late = {"messages": [{"role": "user", "content": "x", "created_at": "not a time"}]}
+    assert v3.error(400, "POST", path, json=late)["param"] == "messages[0].created_at"
+    late = {"user_id": v3.user_id, "type": "text", "data": "x", "created_at": "not a time"}
+    assert v3.error(400, "POST", "/graph", json=late)["param"] == "created_at"
+    bad_batch = v3.error(400, "GET", "/batches/not-a-batch")
+    assert bad_batch["param"] == "batch_id" and bad_batch["message"].startswith("batch_id ")
     listed = v3.ok("GET", f"/threads/{v3.thread_id}/messages")
     assert listed["total_count"] == 2  # nothing of the refused calls was written
     assert len(v3.ok("GET", f"/graph/episodes/user/{v3.user_id}")["episodes"]) == 2

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from graphrecall.api.errors import param_path
 from graphrecall.api.zep_v3 import ids
 from graphrecall.api.zep_v3 import wire as v3wire
-from graphrecall.api.zep_v3.common import PAGE_SIZE_MAX, int_param, str_param
+from graphrecall.api.zep_v3.common import PAGE_SIZE_MAX, int_param, str_param, v3_fields
 from graphrecall.api.zep_v3.payloads import BatchItemsV3
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain import models as m
@@ -25,6 +25,7 @@ from graphrecall.ingest.batches import Progress
 from graphrecall.services import batches
 
 router = make_router("zep v3: batches")
+BATCH_ID = {r"^batch_uuid$": "batch_id"}  # v4's name of v3's batch_id
 T = TypeVar("T")
 
 
@@ -141,13 +142,15 @@ def list_batches(
 
 @router.get("/batches/{batch_id}", response_model=v3wire.BatchV3)
 def get_batch(batch_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
-    batch = batches.get_batch(ctx, project, batch_id)
+    with v3_fields(BATCH_ID):
+        batch = batches.get_batch(ctx, project, batch_id)
     return _summary(batch, batches.progress(ctx, batch))
 
 
 @router.delete("/batches/{batch_id}", response_model=v3wire.SuccessV3)
 def delete_batch(batch_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
-    batches.delete_batch(ctx, project, batch_id)
+    with v3_fields(BATCH_ID):
+        batches.delete_batch(ctx, project, batch_id)
     return v3wire.SuccessV3(message="deleted")
 
 
@@ -184,7 +187,9 @@ def _v4_items(ctx: Context, project: Project, body: BatchItemsV3) -> BatchItemsA
 def add_items(
     batch_id: str, body: BatchItemsV3, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
-    added, rejected = batches.add_items(ctx, project, batch_id, _v4_items(ctx, project, body))
+    request = _v4_items(ctx, project, body)
+    with v3_fields(BATCH_ID):
+        added, rejected = batches.add_items(ctx, project, batch_id, request)
     assert not rejected  # every target was resolved above
     names = _Names(ctx, project)
     return [_item(i, "pending", names) for i in added]
@@ -211,11 +216,12 @@ def list_items(
         statuses.update(found)
         return got
 
-    found, next_cursor = _offset_page(
-        fetch,
-        int_param(cursor, "cursor", ge=0) or 0,
-        int_param(limit, "limit", ge=1, le=PAGE_SIZE_MAX) or PAGE_SIZE_MAX,
-    )
+    with v3_fields(BATCH_ID):
+        found, next_cursor = _offset_page(
+            fetch,
+            int_param(cursor, "cursor", ge=0) or 0,
+            int_param(limit, "limit", ge=1, le=PAGE_SIZE_MAX) or PAGE_SIZE_MAX,
+        )
     names = _Names(ctx, project)
     return v3wire.BatchItemListV3(
         items=[_item(i, statuses[i.uuid], names) for i in found], next_cursor=next_cursor
@@ -224,5 +230,6 @@ def list_items(
 
 @router.post("/batches/{batch_id}/process", response_model=v3wire.BatchV3)
 def process_batch(batch_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
-    batch, _ = batches.process_batch(ctx, project, batch_id)
+    with v3_fields(BATCH_ID):
+        batch, _ = batches.process_batch(ctx, project, batch_id)
     return _summary(batch, batches.progress(ctx, batch))

@@ -3,12 +3,14 @@ v3's page-number paging over the v4 keyset pages."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
 from graphrecall.domain import limits
-from graphrecall.domain.errors import BadRequest
+from graphrecall.domain.errors import BadRequest, GraphRecallError
 from graphrecall.domain.models import Page, PageRequest
 
 T = TypeVar("T")
@@ -92,3 +94,25 @@ def numbered_page(
             return [], page.total_size or 0
         page = fetch(request.model_copy(update={"cursor": page.next_cursor}))
     return page.items, page.total_size or 0
+
+
+@contextmanager
+def v3_fields(names: dict[str, str]) -> Iterator[None]:
+    """An error raised inside that names a field as v4 does is re-raised naming it as v3
+    does: ``names`` maps a pattern of the v4 ``param`` (a regular expression) to its v3
+    spelling (``{r"^batch_uuid$": "batch_id", r"^filters\\.": "search_filters."}``); the
+    message says the same name."""
+    try:
+        yield
+    except GraphRecallError as exc:
+        old = exc.param
+        if old is None:
+            raise
+        new = old
+        for pattern, replacement in names.items():
+            new = re.sub(pattern, replacement, new)
+        if new != old:
+            # The old name as a whole word only ("name", not the start of "named").
+            exc.message = re.sub(rf"(?<![\w.]){re.escape(old)}(?!\w)", new, exc.message)
+            exc.param = new
+        raise

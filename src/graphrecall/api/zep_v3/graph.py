@@ -12,13 +12,12 @@ from fastapi import Query
 
 from graphrecall.api.zep_v3 import ids, search_filters
 from graphrecall.api.zep_v3 import wire as v3wire
-from graphrecall.api.zep_v3.common import numbered, numbered_page, str_param
+from graphrecall.api.zep_v3.common import numbered, numbered_page, str_param, v3_fields
 from graphrecall.api.zep_v3.payloads import EpisodeAddV3, EpisodeBatchV3, GraphCreateV3, SearchV3
 from graphrecall.api.zep_v4 import search as v4search
 from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain import clock
-from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.inputs import EpisodeCreate, GraphCreate, GraphUpdate
 from graphrecall.retrieval.request import DEFAULT_RERANKER
 from graphrecall.services import episodes, graphs, search
@@ -28,12 +27,16 @@ from graphrecall.services.search import SearchParams
 router = make_router("zep v3: graph")
 GRAPH_ORDERS = ("created_at", "name", "uuid")
 DEFAULT_LIMIT = 10  # v3's search limit when not given
+# v4's names of what a v3 body says otherwise.
+SEARCH_FIELDS = {r"^filters\.": "search_filters."}
+TIME_FIELD = {r"^reference_time$": "created_at"}
 
 
 @router.post("/graph", response_model=v3wire.EpisodeV3)
 def add(body: EpisodeAddV3, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
     graph = ids.target_graph(ctx, project, body.user_id, body.graph_id)
-    episode, task = episodes.add_episode(ctx, project, graph.uuid, body)
+    with v3_fields(TIME_FIELD):
+        episode, task = episodes.add_episode(ctx, project, graph.uuid, body)
     return v3wire.episode(v4.episode(episode, graph), task_id=task.uuid)
 
 
@@ -73,7 +76,7 @@ def search_graph(body: SearchV3, ctx: Context = CtxDep, project: Project = Proje
         bfs_origin_node_uuids=tuple(body.bfs_origin_node_uuids or ()),
         filters=filters,
     )
-    try:
+    with v3_fields(SEARCH_FIELDS):
         found_graph, found, _ = search.search(
             ctx,
             project,
@@ -83,8 +86,6 @@ def search_graph(body: SearchV3, ctx: Context = CtxDep, project: Project = Proje
             page_size=body.limit or DEFAULT_LIMIT,
             cursor=None,
         )
-    except BadRequest as exc:
-        raise search_filters.as_search_filters(exc) from None
     _, _, convert = v4search.SCOPES[scope]
     items = convert(ctx, found_graph, found)
     if scope == "edges":

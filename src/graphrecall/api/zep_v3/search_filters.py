@@ -150,12 +150,3 @@ def to_v4(raw: dict[str, Any] | None) -> Filters:
             )
         out["date_filters"] = {"any_of": [{"all_of": group} for group in combined]}
     return filter_language.parse(out)
-
-
-def as_search_filters(exc: BadRequest) -> BadRequest:
-    """A v4 filter error (``filters.edge_types``) under the v3 field it came from
-    (``search_filters.edge_types``)."""
-    if exc.param and exc.param.startswith("filters."):
-        param = "search_" + exc.param
-        return type(exc)(exc.message.replace(exc.param, param), param=param, details=exc.details)
-    return exc

@@ -3,31 +3,19 @@ template's ``name`` (unique in the project, as v3's ids are)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 from graphrecall.api.zep_v3 import ids
 from graphrecall.api.zep_v3 import wire as v3wire
+from graphrecall.api.zep_v3.common import v3_fields
 from graphrecall.api.zep_v3.payloads import TemplateCreateV3, TemplateUpdateV3
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain import limits
-from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import ContextTemplate, PageRequest
 from graphrecall.services import context_templates
 
 router = make_router("zep v3: context templates")
 T = TypeVar("T")
-
-
-def _as_template_id(call: Callable[[], T]) -> T:
-    """v4 names the template's id ``name``; a 400 about it names v3's ``template_id``."""
-    try:
-        return call()
-    except BadRequest as exc:
-        if exc.param == "name":
-            message = exc.message.replace("name", "template_id", 1)
-            raise BadRequest(message, param="template_id", details=exc.details) from None
-        raise
 
 
 def _wire(t: ContextTemplate) -> v3wire.TemplateV3:
@@ -51,9 +39,9 @@ def list_templates(ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
 def create_template(
     body: TemplateCreateV3, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
-    made = _as_template_id(
-        lambda: context_templates.create_template(ctx, project, body.template_id, body.template)
-    )
+    # v4 calls the template's id its name.
+    with v3_fields({r"^name$": "template_id"}):
+        made = context_templates.create_template(ctx, project, body.template_id, body.template)
     return _wire(made)
 
 

@@ -13,6 +13,7 @@ from graphrecall.api.zep_v3.common import (
     int_param,
     numbered,
     numbered_page,
+    v3_fields,
 )
 from graphrecall.api.zep_v3.payloads import MessagesAddV3, ThreadCreateV3
 from graphrecall.api.zep_v4 import wire as v4
@@ -77,7 +78,8 @@ def delete_thread(thread_id: str, ctx: Context = CtxDep, project: Project = Proj
 
 def _add(thread_id: str, body: MessagesAddV3, ctx: Context, project: Project) -> Any:
     thread = ids.thread(ctx, project, thread_id)
-    added, task = threads.add_messages(ctx, project, thread.uuid, body)
+    with v3_fields({r"\.reference_time$": ".created_at"}):
+        added, task = threads.add_messages(ctx, project, thread.uuid, body)
     context = thread_context(ctx, project, thread.uuid).text if body.return_context else None
     return v3wire.AddMessagesV3(
         message_uuids=[m.uuid for m in added], task_id=task.uuid, context=context

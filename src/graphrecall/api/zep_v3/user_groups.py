@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import Query
 
 from graphrecall.api.zep_v3 import wire as v3wire
-from graphrecall.api.zep_v3.common import numbered, numbered_page, str_param
+from graphrecall.api.zep_v3.common import numbered, numbered_page, str_param, v3_fields
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain import models as m
 from graphrecall.domain.inputs import MembershipChange, UserGroupCreate, UserGroupUpdate
@@ -203,7 +203,8 @@ def remove_member(
     ctx: Context = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
-    removed, no_op = user_groups.remove_members(
-        ctx, project, group_uuid, MembershipChange(user_uuids=[user_uuid])
-    )
+    with v3_fields({r"^user_uuids\[0\]$": "user_uuid"}):
+        removed, no_op = user_groups.remove_members(
+            ctx, project, group_uuid, MembershipChange(user_uuids=[user_uuid])
+        )
     return v3wire.MembershipV3(removed_count=removed, no_op_count=no_op)
