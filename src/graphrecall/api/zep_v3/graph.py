@@ -18,7 +18,7 @@ from graphrecall.api.zep_v4 import search as v4search
 from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain import clock
-from graphrecall.domain.inputs import EpisodeCreate, GraphCreate, GraphUpdate
+from graphrecall.domain.inputs import GraphCreate, GraphUpdate
 from graphrecall.retrieval.request import DEFAULT_RERANKER
 from graphrecall.services import episodes, graphs, search
 from graphrecall.services.context_assembly import ContextRequest, graph_context
@@ -49,9 +49,7 @@ def add_batch(body: EpisodeBatchV3, ctx: Context = CtxDep, project: Project = Pr
         clock.normalize(item.reference_time, param=f"episodes[{i}].created_at")
     out = []
     for item in body.episodes:
-        episode, task = episodes.add_episode(
-            ctx, project, graph.uuid, EpisodeCreate.model_validate(item.model_dump())
-        )
+        episode, task = episodes.add_episode(ctx, project, graph.uuid, item)
         out.append(v3wire.episode(v4.episode(episode, graph), task_id=task.uuid))
     return out
 
@@ -67,7 +65,9 @@ def search_graph(body: SearchV3, ctx: Context = CtxDep, project: Project = Proje
         request = ContextRequest(
             query=body.query, filters=filters, max_characters=body.max_characters
         )
-        return v3wire.SearchResultsV3(context=graph_context(ctx, project, graph.uuid, request).text)
+        with v3_fields(SEARCH_FIELDS):
+            found_context = graph_context(ctx, project, graph.uuid, request)
+        return v3wire.SearchResultsV3(context=found_context.text)
     params = SearchParams(
         query=body.query,
         reranker=body.reranker or DEFAULT_RERANKER,
