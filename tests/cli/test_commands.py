@@ -276,3 +276,14 @@ def test_commands_that_never_embed_load_no_model(command: list[str], tmp_path: P
     code, loaded = json.loads(done.stdout.strip().splitlines()[-1])
     assert code == 0, done.stderr
     assert not {"spacy", "onnxruntime", "tokenizers"} & {m.split(".")[0] for m in loaded}
+
+
+def test_the_serve_banner_names_each_face(tmp_path: Path) -> None:
+    from graphrecall.cli.server import banner
+    from graphrecall.config import Settings
+
+    text = banner(Settings(db=str(tmp_path / "b.db"), port=8123), "with its ingestion worker")
+    root = "http://127.0.0.1:8123"
+    for url in (f"{root}/api/v4", f"{root}/api/v2", f"{root}/ui/", f"{root}/mcp"):
+        assert url in text, url
+    assert "Zep v3 API     http://127.0.0.1:8123/api/v2" in text

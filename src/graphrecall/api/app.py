@@ -1,20 +1,23 @@
 """The ASGI application: the Zep v4 face under ``/api/v4`` (and at the root, as the SDK
-docs suggest), error mapping, middleware, and the ingestion worker's lifetime."""
+docs suggest), Zep v3 under ``/api/v2``, error mapping, middleware, and the ingestion
+worker's lifetime."""
 
 from __future__ import annotations
 
 import logging
+import re
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 
 from graphrecall import __version__
-from graphrecall.api import docs, errors, memory_engine, openapi, ui
+from graphrecall.api import docs, errors, memory_engine, openapi, ui, zep_v3
 from graphrecall.api.middleware import RequestContext
+from graphrecall.api.zep_v3.reference_routes import ZEP_V3_ROUTES
 from graphrecall.api.zep_v4 import (
     batches,
     context,
@@ -152,7 +155,11 @@ def create_app(
         for router in ZEP_ROUTERS:
             app.include_router(router, prefix=prefix, include_in_schema=documented)
     for prefix, _ in prefixes:
-        _add_unbuilt_routes(app, prefix)
+        _add_unbuilt_routes(app, prefix, ZEP_ROUTERS, ZEP_V4_ROUTES, "Zep v4")
+    # -- Zep v3 (zep-cloud 3.x clients) under /api/v2: a translation onto the v4 services --
+    for router in zep_v3.ROUTERS:
+        app.include_router(router, prefix=zep_v3.PREFIX, include_in_schema=False)
+    _add_unbuilt_routes(app, zep_v3.PREFIX, zep_v3.ROUTERS, ZEP_V3_ROUTES, "Zep v3")
     docs.install(app)
     ui.install(app)
     app.add_middleware(RequestContext, body_timeout=rt.settings.http_body_timeout)
@@ -183,8 +190,15 @@ def _start_store_copies(store: Store, done: threading.Event) -> None:
         done.set()
 
 
-def _add_unbuilt_routes(app: FastAPI, prefix: str) -> None:
-    """A route of the Zep v4 API that graphrecall does not build answers 405 at once.
+def _add_unbuilt_routes(
+    app: FastAPI,
+    prefix: str,
+    routers: Sequence[APIRouter],
+    reference: Sequence[tuple[str, str]],
+    api: str,
+) -> None:
+    """A route of the Zep ``api`` (``reference``: its every method and path) that
+    graphrecall does not build answers 405 at once.
 
     Not 501: the zep-cloud SDK retries every 5xx (and 408, 409, 429) with back-off, so a
     501 kept the caller waiting ~3 s before the message. 405 is not retried and is not
@@ -192,20 +206,21 @@ def _add_unbuilt_routes(app: FastAPI, prefix: str) -> None:
     record or a bad field. ``Allow`` lists the methods graphrecall serves on that path.
     """
     # Read off the routers: FastAPI 0.165 lists an included router as one entry of
-    # app.routes, not as its routes.
-    # (A ``{name:path}`` parameter is the reference's ``{name}``: documents' ids.)
+    # app.routes, not as its routes. Paths are compared with their parameters unnamed:
+    # the reference names them as its SDK does ({uuid_}), a router as its handler does
+    # ({uuid}), and a ``{name:path}`` parameter is the reference's ``{name}``.
     built = {
-        (method, route.path.replace(":path}", "}"))
-        for router in ZEP_ROUTERS
+        (method, _unnamed(route.path))
+        for router in routers
         for route in router.routes
         if isinstance(route, APIRoute)
         for method in (route.methods or ())
     }
-    for method, path in ZEP_V4_ROUTES:
-        if (method, path) in built:
+    for method, path in reference:
+        if (method, _unnamed(path)) in built:
             continue
         full = prefix + path
-        allow = ", ".join(sorted(m for m, p in built if p == path))
+        allow = ", ".join(sorted(m for m, p in built if p == _unnamed(path)))
 
         async def not_built(
             request: Request, _m: str = method, _p: str = path, _allow: str = allow
@@ -214,9 +229,14 @@ def _add_unbuilt_routes(app: FastAPI, prefix: str) -> None:
                 request,
                 405,
                 "not_implemented",
-                f"{_m} {_p} is part of the Zep v4 API, not implemented by graphrecall",
+                f"{_m} {_p} is part of the {api} API, not implemented by graphrecall",
             )
             response.headers["Allow"] = _allow
             return response
 
         app.add_api_route(full, not_built, methods=[method], include_in_schema=False)
+
+
+def _unnamed(path: str) -> str:
+    """``path`` with each parameter written ``{}`` (``{name:path}`` too)."""
+    return re.sub(r"\{[^}]*\}", "{}", path)

@@ -73,6 +73,7 @@ def banner(settings: Settings, worker: str) -> str:
             f"graphrecall serving {root}/api/v4 (db: {shown(settings.db)}; {worker})",
             f"  explorer       {root}/ui/",
             f"  Zep v4 API     {root}/api/v4  (zep-cloud SDK: base_url)",
+            f"  Zep v3 API     {root}/api/v2  (zep-cloud 3.x SDKs: base_url)",
             f"  Memory Engine  {root}  (me client: ME_SERVER)",
             f"  MCP            {root}/mcp",
             f"  API docs       {root}/docs",

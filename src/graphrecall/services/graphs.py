@@ -60,16 +60,20 @@ def time_zone_of(ctx: Context, project: Project, graph: Graph) -> str:
 
 
 def _standard_graph(
-    project: Project, name: str | None, description: str | None, time_zone: str | None
+    project: Project,
+    name: str | None,
+    description: str | None,
+    time_zone: str | None,
+    graph_id: str | None = None,
 ) -> Graph:
-    """A new standard graph (its graph_id is its uuid), not stored."""
+    """A new standard graph (its graph_id the caller's, else its uuid), not stored."""
     stamp = clock.now()
     uuid = new_id()
     return Graph(
         uuid=uuid,
         project_uuid=project.uuid,
         type="standard",
-        graph_id=uuid,
+        graph_id=graph_id or uuid,
         name=name,
         description=description,
         time_zone=time_zone,
@@ -78,11 +82,26 @@ def _standard_graph(
     )
 
 
-def create_graph(ctx: Context, project: Project, body: GraphCreate) -> Graph:
+def create_graph(
+    ctx: Context, project: Project, body: GraphCreate, graph_id: str | None = None
+) -> Graph:
+    """A standard graph; ``graph_id`` is the caller's id for it (Zep v3 addresses graphs
+    by it), unique in the project."""
     time_zone = check_time_zone(body.time_zone, param="time_zone")
-    graph = _standard_graph(project, body.name, body.description, time_zone)
-    ctx.store.insert([graph])
+    graph = _standard_graph(project, body.name, body.description, time_zone, graph_id)
+    with ctx.store.transaction():
+        _check_graph_id_free(ctx, project, graph_id)
+        ctx.store.insert([graph])
     return graph
+
+
+def _check_graph_id_free(
+    ctx: Context, project: Project, graph_id: str | None, *, param: str = "graph_id"
+) -> None:
+    if graph_id and ctx.store.find(
+        Graph, {"project_uuid": project.uuid, "graph_id": graph_id}, limit=1
+    ):
+        raise BadRequest(f"graph_id {graph_id!r} is already taken", param=param)
 
 
 def update_graph(ctx: Context, project: Project, graph_uuid: str, body: GraphUpdate) -> Graph:
@@ -96,11 +115,20 @@ def update_graph(ctx: Context, project: Project, graph_uuid: str, body: GraphUpd
 
 
 def list_graphs(
-    ctx: Context, project: Project, page: PageRequest, search: str | None = None
+    ctx: Context,
+    project: Project,
+    page: PageRequest,
+    search: str | None = None,
+    graph_type: str | None = None,
 ) -> Page[Graph]:
+    """The project's graphs; ``graph_type`` "standard" leaves out the users' graphs
+    (Zep v3 lists only those, a user's graph being reached through its user)."""
+    scope = {"project_uuid": project.uuid}
+    if graph_type:
+        scope["type"] = graph_type
     return ctx.store.list_page(
         Graph,
-        {"project_uuid": project.uuid},
+        scope,
         page,
         search=search,
         search_fields=("name", "description", "graph_id"),
@@ -135,14 +163,18 @@ def lookup_graph(
     raise BadRequest("give one of graph_id, thread_id or user_id", param="graph_id")
 
 
-def clone_graph(ctx: Context, project: Project, graph_uuid: str) -> tuple[Graph, Task]:
+def clone_graph(
+    ctx: Context, project: Project, graph_uuid: str, graph_id: str | None = None
+) -> tuple[Graph, Task]:
     """A new standard graph, returned at once, and the task that copies the source's
     records into it (ingest/clone.py). A user graph's copy is a standard graph too: a
-    clone makes no user."""
+    clone makes no user. ``graph_id``: the copy's id (Zep v3's ``target_graph_id``),
+    unique in the project."""
     source = resolve(ctx, project, graph_uuid)
     time_zone = time_zone_of(ctx, project, source) if source.user_uuid else source.time_zone
-    graph = _standard_graph(project, source.name, source.description, time_zone)
+    graph = _standard_graph(project, source.name, source.description, time_zone, graph_id)
     with ctx.store.transaction():
+        _check_graph_id_free(ctx, project, graph_id, param="target_graph_id")
         ctx.store.insert([graph])
         task = tasks.enqueue(
             ctx, project.uuid, graph.uuid, CLONE_TASK, {"source_graph_uuid": source.uuid}

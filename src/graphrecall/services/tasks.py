@@ -58,11 +58,12 @@ def completed(
     return task
 
 
-def get_task(ctx: Context, project_uuid: str, task_uuid: str) -> Task:
-    task_uuid = check_uuid(task_uuid, param="task_uuid")
+def get_task(ctx: Context, project_uuid: str, task_uuid: str, *, param: str = "task_uuid") -> Task:
+    """``param``: the name the caller's API gives the id (Zep v3: ``task_id``)."""
+    task_uuid = check_uuid(task_uuid, param=param)
     task = ctx.store.get(Task, task_uuid, {"project_uuid": project_uuid})
     if task is None:
-        raise NotFound("task", task_uuid)
+        raise NotFound("task", task_uuid, param=param)
     return task
 
 

@@ -4,7 +4,7 @@ graph (``source="message"``), so messages and episodes are the same rows."""
 from __future__ import annotations
 
 from graphrecall.domain import clock
-from graphrecall.domain.errors import NotFound
+from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.inputs import MessagesAdd, MessageUpdate
 from graphrecall.domain.models import Episode, Page, PageRequest, Project, Task, Thread
@@ -13,7 +13,11 @@ from graphrecall.services import episodes, erasure, tasks, users
 from graphrecall.services.context import Context
 
 
-def create_thread(ctx: Context, project: Project, user_uuid: str) -> Thread:
+def create_thread(
+    ctx: Context, project: Project, user_uuid: str, thread_id: str | None = None
+) -> Thread:
+    """A thread of the user's; its ``thread_id`` is the caller's (Zep v3 addresses threads
+    by it) or, when not given, its uuid."""
     user = users.get_user(ctx, project, user_uuid)
     stamp = clock.now()
     uuid = new_id()
@@ -22,11 +26,16 @@ def create_thread(ctx: Context, project: Project, user_uuid: str) -> Thread:
         project_uuid=project.uuid,
         graph_uuid=user.graph_uuid,
         user_uuid=user.uuid,
-        thread_id=uuid,
+        thread_id=thread_id or uuid,
         created_at=stamp,
         updated_at=stamp,
     )
-    ctx.store.insert([thread])
+    with ctx.store.transaction():
+        if thread_id and ctx.store.find(
+            Thread, {"project_uuid": project.uuid, "thread_id": thread_id}, limit=1
+        ):
+            raise BadRequest(f"thread_id {thread_id!r} is already taken", param="thread_id")
+        ctx.store.insert([thread])
     return thread
 
 

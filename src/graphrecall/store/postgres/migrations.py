@@ -551,7 +551,13 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX episodes_thread ON episodes(graph_uuid, thread_uuid, created_at, uuid);
     """,
-    # 17: the embedder a store's vectors were made by (``settings.embedder_model``):
+    # 17: threads and graphs found by the developer's id (Zep v3 names them so on every
+    # call). Not unique: the services check, and a database made before may hold anything.
+    """
+    CREATE INDEX threads_thread_id ON threads(project_uuid, thread_id);
+    CREATE INDEX graphs_graph_id ON graphs(project_uuid, graph_id);
+    """,
+    # 18: the embedder a store's vectors were made by (``settings.embedder_model``):
     # stores that already hold vectors were made by all-MiniLM-L6-v2; an empty one
     # records the configured embedder on its first start (runtime.py: store_embedder).
     """

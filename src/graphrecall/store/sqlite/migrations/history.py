@@ -577,7 +577,14 @@ MIGRATIONS: list[str] = [
     CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_at);
     CREATE INDEX webhook_deliveries_project ON webhook_deliveries(project_uuid, uuid);
     """,
-    # 25: the embedder a store's vectors were made by (``settings.embedder_model``):
+    # 25: threads and graphs found by the developer's id (Zep v3 names them so on every
+    # call: 60-90 ms a lookup among 100k threads without it). Not unique: the services
+    # check, and a database made before may hold anything.
+    """
+    CREATE INDEX threads_thread_id ON threads(project_uuid, thread_id);
+    CREATE INDEX graphs_graph_id ON graphs(project_uuid, graph_id);
+    """,
+    # 26: the embedder a store's vectors were made by (``settings.embedder_model``):
     # stores that already hold vectors were made by all-MiniLM-L6-v2; an empty one
     # records the configured embedder on its first start (runtime.py: store_embedder).
     """

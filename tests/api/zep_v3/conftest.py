@@ -1,0 +1,92 @@
+"""Fixtures: the published Zep v3 clients, each installed once into a cache of its own
+(the suite's environment pins zep-cloud 4), and a graphrecall server on each backend.
+
+``zep-cloud`` 3.30.0 comes from PyPI (``pip install --target``), ``@getzep/zep-cloud``
+3.30.0 from npm (``npm install --prefix``); ``GRAPHRECALL_TEST_CACHE`` overrides the cache
+directory. A client that cannot be fetched (no network, no npm) fails its tests, saying
+which: tests that need a client are never skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from platformdirs import user_cache_dir
+
+from tests import pg_server
+from tests.conftest import API_KEY, Server, _free_port
+
+PY_SDK = "zep-cloud==3.30.0"
+TS_SDK = "@getzep/zep-cloud@3.30.0"
+
+
+def _cache(name: str) -> Path:
+    root = os.environ.get("GRAPHRECALL_TEST_CACHE") or user_cache_dir("graphrecall-tests")
+    return Path(root) / name
+
+
+def _fetch(target: Path, command: list[str], what: str) -> Path:
+    """Run ``command`` (which installs into its last argument) into a private directory,
+    then rename it to ``target``: concurrent runs never see half an install."""
+    if target.exists():
+        return target
+    staging = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    done = subprocess.run([*command, str(staging)], capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        pytest.fail(f"could not fetch {what}: {(done.stderr or done.stdout).strip()[-300:]}")
+    try:
+        staging.rename(target)
+    except OSError:  # another run got there first
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+@pytest.fixture(scope="session")
+def zep_v3_python() -> Path:
+    """A directory to put first on PYTHONPATH: zep-cloud 3.30.0 alone (its dependencies,
+    pydantic and httpx, are the suite's own)."""
+    return _fetch(
+        _cache("zep-cloud-3.30.0-py"),
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", PY_SDK, "--target"],
+        PY_SDK,
+    )
+
+
+@pytest.fixture(scope="session")
+def zep_v3_node() -> Path:
+    """A node_modules prefix holding @getzep/zep-cloud 3.30.0."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.fail(f"node and npm are needed to run {TS_SDK}")
+    return _fetch(
+        _cache("zep-cloud-3.30.0-node"),
+        [npm, "install", "--no-audit", "--no-fund", "--silent", TS_SDK, "--prefix"],
+        TS_SDK,
+    )
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    db: Path | str = tmp_path_factory.mktemp("v3") / "graphrecall.db"
+    if request.param == "postgresql":
+        db = pg_server.with_schema(pg_server.server_url(), f"v3{uuid.uuid4().hex}")
+    srv = Server(db, _free_port(), API_KEY).start()
+    yield srv
+    srv.stop()
+
+
+def v2_url(server: Server) -> str:
+    """The base URL a Zep v3 user sets: the server's ``/api/v2``."""
+    return f"http://127.0.0.1:{server.port}/api/v2"
