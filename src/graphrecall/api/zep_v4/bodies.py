@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphrecall.domain import limits
-from graphrecall.domain.inputs import Direction
+from graphrecall.domain.inputs import Direction, Guidance, TimeZone
 from graphrecall.domain.predicates import Predicate
 from graphrecall.retrieval import filters as filter_language
 from graphrecall.retrieval import rerank
@@ -50,9 +50,9 @@ class GraphQueryBody(Body):
 
     query: str = Field(max_length=8192)  # as search takes
     graph_uuids: list[str]
-    mode: str | None = None
+    mode: str | None = Field(default=None, max_length=64)
     generate_answer: bool | None = None
-    guidance: str | None = None
+    guidance: Guidance = None
     stream: bool | None = None
 
 
@@ -86,7 +86,7 @@ class SubgraphBody(FilteredListBody):
 
 
 class ProjectUpdateBody(Body):
-    default_time_zone: str | None = None
+    default_time_zone: TimeZone = None
     hyperedges_enabled: bool | None = None
     include_policy_violating_episodes: bool | None = None
 

@@ -20,6 +20,7 @@ from graphrecall.api.zep_v4.common import (
     serialized,
     wire_page,
 )
+from graphrecall.domain.inputs import Name, OptionalName, TemplateText
 from graphrecall.domain.models import (
     ContextTemplate,
     Edge,
@@ -104,15 +105,15 @@ class GraphContextBody(FilteredListBody):
 
 
 class TemplateBody(Body):
-    name: str | None = None
-    template: str | None = None
+    name: OptionalName = None
+    template: TemplateText | None = None
 
 
 class TemplateCreateBody(Body):
     """Both fields are required to create (the document says so; the service checks)."""
 
-    name: str
-    template: str
+    name: Name
+    template: TemplateText
 
 
 class TemplateListBody(Body):
