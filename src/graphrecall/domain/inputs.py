@@ -63,7 +63,17 @@ def _text(cap: int) -> Any:
 # The free-text fields, each with its cap (domain/limits.py; the table in docs/api.md).
 # Every body model below uses these types, so a cap is declared once and a too-long value
 # is a 400 naming the field wherever it appears.
+def _check_terms(value: str) -> str:
+    problem = validation.term_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
 Metadata = Annotated[dict[str, Any] | None, AfterValidator(_check_metadata)]
+# A search or context query: its length, and (a cost cap) its distinct words.
+QUERY_TERMS = AfterValidator(_check_terms)
+SearchQuery = Annotated[str, Field(max_length=8192), QUERY_TERMS]
 JsonObject = Annotated[dict[str, Any] | None, AfterValidator(_check_object_size)]
 Name = Annotated[str, Field(min_length=1, max_length=limits.MAX_NAME_CHARS)]
 OptionalName = Annotated[str | None, _text(limits.MAX_NAME_CHARS)]
@@ -77,7 +87,6 @@ SourceDescription = Annotated[str | None, _text(limits.MAX_SOURCE_DESCRIPTION_CH
 TimeZone = Annotated[str | None, _text(limits.MAX_TIME_ZONE_CHARS)]
 Timestamp = Annotated[str | None, _text(limits.MAX_TIMESTAMP_CHARS)]
 DocumentId = Annotated[str | None, _text(limits.MAX_DOCUMENT_ID_CHARS)]
-TemplateText = Annotated[str, _text(limits.MAX_TEMPLATE_CHARS)]
 Guidance = Annotated[str | None, _text(limits.MAX_GUIDANCE_CHARS)]
 _UPPER_SNAKE = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$")
 

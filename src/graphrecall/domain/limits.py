@@ -42,3 +42,12 @@ MAX_GUIDANCE_CHARS = 2_000  # graph.query's guidance
 # A free JSON object (node or edge attributes, an episode's or message's metadata on
 # update, a user's or graph's content policy), counted as compact JSON in UTF-8.
 MAX_JSON_OBJECT_BYTES = 64 * 1024
+
+# What one request may ask the server to compute (issue 47, item 7): a heavy but valid
+# request from one tenant must not slow another's more than a few times (measured by
+# `graphrecall bench stall`, docs/security.md). 400 naming the field beyond these.
+MAX_TEMPLATE_SLOTS = 20  # variables of one context template
+MAX_TEMPLATE_ITEMS = 200  # the sum of a template's slot limits
+MAX_QUERY_TERMS = 128  # distinct words of a search or context query
+MAX_FULLTEXT_CHARS = 2_000  # memory.search fulltext
+MAX_SEMANTIC_CHARS = 8_192  # memory.search semantic (the vector leg reads no further)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphrecall.domain import limits
-from graphrecall.domain.inputs import Direction, Guidance, TimeZone
+from graphrecall.domain.inputs import Direction, Guidance, SearchQuery, TimeZone
 from graphrecall.domain.predicates import Predicate
 from graphrecall.retrieval import filters as filter_language
 from graphrecall.retrieval import rerank
@@ -48,7 +48,7 @@ class LookupBatchBody(Body):
 class GraphQueryBody(Body):
     """``graph.query`` (and ``query_stream``, which sets ``stream``)."""
 
-    query: str = Field(max_length=8192)  # as search takes
+    query: SearchQuery
     graph_uuids: list[str]
     mode: str | None = Field(default=None, max_length=64)
     generate_answer: bool | None = None
@@ -92,7 +92,7 @@ class ProjectUpdateBody(Body):
 
 
 class SearchBody(FilteredListBody):
-    query: str = Field(max_length=8192)
+    query: SearchQuery
     reranker: RerankerName = DEFAULT_RERANKER
     mmr_lambda: float | None = Field(default=None, ge=0.0, le=1.0)
     center_node_uuid: str | None = None
