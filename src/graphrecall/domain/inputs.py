@@ -98,12 +98,14 @@ def _check_fact_name(value: str) -> str:
 
 
 class Input(BaseModel):
-    # Unknown keys are ignored so newer clients keep working against this server.
-    model_config = ConfigDict(extra="ignore")
+    # Unknown keys are ignored so newer clients keep working against this server. Strict:
+    # "7" is not a number and "true" not a boolean (a client sending them has a bug the
+    # server should name, not hide); bodies are JSON, which has both.
+    model_config = ConfigDict(extra="ignore", strict=True)
 
 
 class UserCreate(Input):
-    user_id: Annotated[str | None, Field(max_length=limits.MAX_USER_ID_CHARS)] = None
+    user_id: Annotated[str | None, Field(min_length=1, max_length=limits.MAX_USER_ID_CHARS)] = None
     email: Email = None
     first_name: PersonName = None
     last_name: PersonName = None

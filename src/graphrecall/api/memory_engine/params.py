@@ -80,7 +80,8 @@ MAX_KEEP = 25_000
 
 
 class Params(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # Strict: "7" is not a limit nor "true" a flag (upstream's zod schemas refuse them too).
+    model_config = ConfigDict(extra="ignore", strict=True)
 
 
 class TemporalIn(Params):

@@ -23,7 +23,8 @@ else:
 
 
 class Body(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # As domain/inputs.Input: unknown keys ignored, no coercion of "7" or "true".
+    model_config = ConfigDict(extra="ignore", strict=True)
 
 
 class SearchListBody(Body):
