@@ -1,6 +1,6 @@
 """The bad-input corpus: hostile and careless requests to both faces and MCP. Each must
 get a 4xx (or a JSON-RPC client error) naming the offending field, and write nothing;
-the server must keep answering on the same connection afterwards."""
+the server must keep answering on the same connection afterwards. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ import httpx
 import pytest
 
 from graphrecall.domain import limits
+from tests import pg_server
 from tests.conftest import API_KEY, Server, _free_port
 
 SPACE = "corpusspace1"
@@ -35,11 +37,16 @@ def deep(depth: int = DEEP_DEPTH) -> dict[str, Any]:
     return out
 
 
-@pytest.fixture(scope="module")
-def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def srv(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """The corpus runs on each backend (issue 47: PostgreSQL answered some of it with 500s)."""
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 5000))  # to encode DEEP bodies
-    db: Path = tmp_path_factory.mktemp("corpus") / "graphrecall.db"
-    server = Server(db, _free_port(), API_KEY, {"GRAPHRECALL_SPACE": SPACE}).start()
+    db: Path | str = tmp_path_factory.mktemp("corpus") / "graphrecall.db"
+    if request.param == "postgresql":
+        db = pg_server.with_schema(pg_server.server_url(), f"c{uuid.uuid4().hex}")
+    server = Server(db, _free_port(), API_KEY, {"GRAPHRECALL_SPACE": SPACE}).start()  # type: ignore[arg-type]
     yield server
     server.stop()
 
