@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import threading
+import uuid
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -15,6 +16,7 @@ from zep_cloud import AddMessage
 
 from graphrecall.ml.extraction import ExtractionFailed, ExtractionInput
 from graphrecall.ml.llm import LlmExtractor, OpenAIChatClient
+from tests import pg_server
 from tests.conftest import Server, wait_for_task
 
 GOOD = {
@@ -39,6 +41,9 @@ class FakeLLM:
         self.script: list[Any] = []
         self.default: Any = GOOD
         self.requests: list[dict[str, Any]] = []
+        # A request whose prompt holds this text is answered with garbage, whatever the
+        # script says (requests of a batch arrive in any order).
+        self.refuse: str | None = None
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -48,6 +53,8 @@ class FakeLLM:
                     {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
                 )
                 reply = fake.script.pop(0) if fake.script else fake.default
+                if fake.refuse is not None and fake.refuse in json.dumps(body["messages"]):
+                    reply = "garbage"
                 if isinstance(reply, int):
                     self.send_response(reply)
                     self.end_headers()
@@ -172,3 +179,40 @@ def test_server_records_failure_keeps_episode_and_retries(
     assert retry.returncode == 0 and "queued 1" in retry.stdout
     assert wait_for_task(zep, bad.task.uuid_) == "succeeded"
     assert zep.thread.message.get(thread.uuid_, bad.messages[0].uuid_).processed is True
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_message_that_cannot_be_read_does_not_strand_the_others(
+    llm: FakeLLM, make_server: Callable[..., Server], backend: str
+) -> None:
+    db = None
+    if backend == "postgresql":
+        db = pg_server.with_schema(pg_server.server_url(), f"l{uuid.uuid4().hex}")
+    server = make_server(
+        db, env={"GRAPHRECALL_LLM_BASE_URL": llm.url, "GRAPHRECALL_LLM_MAX_RETRIES": "0"}
+    )
+    zep = server.client()
+    user = zep.user.create(first_name="Dana")
+    thread = zep.thread.create(user_uuid=user.uuid_)
+    llm.refuse = "adopted a cat"
+    said = ["I live in Lisbon since 2021.", "I adopted a cat.", "I live in Lisbon, still."]
+    added = zep.thread.add_messages(
+        thread.uuid_, messages=[AddMessage(role="user", name="Dana", content=t) for t in said]
+    )
+    assert wait_for_task(zep, added.task.uuid_) == "failed"
+    task = zep.task.get(added.task.uuid_)
+    assert task.error is not None and "1 episode(s) not processed" in (task.error.message or "")
+    processed = {m.content: m.processed for m in zep.thread.list_messages(thread.uuid_)}
+    # The two readable messages of the call are processed; the third waits for a retry.
+    assert processed == {said[0]: True, said[1]: False, said[2]: True}
+    assert any(e.name == "LIVES_IN" for e in zep.graph.edge.list(user.graph_uuid))
+
+    llm.refuse = None
+    retry = subprocess.run(
+        [sys.executable, "-m", "graphrecall", "--db", str(server.db), "tasks", "retry"],
+        capture_output=True,
+        text=True,
+    )
+    assert retry.returncode == 0 and "queued 1" in retry.stdout
+    assert wait_for_task(zep, added.task.uuid_) == "succeeded"
+    assert all(m.processed for m in zep.thread.list_messages(thread.uuid_))

@@ -44,11 +44,13 @@ from graphrecall.ingest.resolution import (
 from graphrecall.ml import json_facts
 from graphrecall.ml.embedder import EmbedderUnavailable
 from graphrecall.ml.extraction import (
+    MAX_NAME_CHARS,
     EdgeType,
     EntityType,
     ExtractedFact,
     Extraction,
     ExtractionInput,
+    bounded,
 )
 
 log = logging.getLogger(__name__)
@@ -98,6 +100,8 @@ class _Batch:
     episodes: list[Episode]
     first: int  # index of its first episode in the run
     outcome: Outcome = field(default_factory=Outcome)
+    failed: list[dict[str, str]] = field(default_factory=list)  # left unprocessed, and why
+    unextracted: list[dict[str, str]] = field(default_factory=list)  # processed without facts
 
 
 def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
@@ -156,11 +160,22 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
                     to_extract.remove(i)
                     if recorders:
                         recorders[i].extraction(inputs[i], read, "JSON record, by its keys")
+    # Episodes whose extraction failed (index -> why): they stay unprocessed and their
+    # task fails naming them, so a retry redoes them; the rest of the run goes on.
+    failed: dict[int, str] = {}
     if ctx.extractor is not None and to_extract:
-        results = ctx.extractor.extract([inputs[i] for i in to_extract])
-        extractions.update(zip(to_extract, results, strict=True))
-        for i, result in zip(to_extract, results, strict=True) if recorders else ():
-            recorders[i].extraction(inputs[i], result, type(ctx.extractor).__name__)
+        results = _extract(ctx, [inputs[i] for i in to_extract])
+        for i, result in zip(to_extract, results, strict=True):
+            if isinstance(result, str):
+                failed[i] = result
+                continue
+            extractions[i] = result
+            if recorders:
+                recorders[i].extraction(inputs[i], result, type(ctx.extractor).__name__)
+    for i in list(extractions):
+        extractions[i], notes = bounded(extractions[i])
+        for note in notes if recorders else ():
+            recorders[i].log("warning", f"extraction bounded: {note}")
     for i, episode in enumerate(episodes) if recorders else ():
         if episode.uuid in skip:
             recorders[i].log("info", "extraction skipped: the message's role is ignored")
@@ -180,38 +195,29 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
     try:
         for batch in batches:
             strict = bool(batch.task.payload.get("strict_ontology"))
+            commit = _Commit(
+                ctx, graph, resolver, ontology, strict, tz, hook, vectors, episode_texts, unembedded
+            )
             for i, episode in enumerate(batch.episodes, start=batch.first):
-                # Counted only once committed: a failed episode leaves no trace.
-                outcome = Outcome()
+                if i in failed:
+                    batch.failed.append({"uuid": episode.uuid, "error": failed[i]})
+                    continue
                 rec = recorders[i] if recorders else None
-                with trace.failure_logged(store, graph.uuid, rec), store.transaction():
-                    current = store.get(Episode, episode.uuid, {"graph_uuid": graph.uuid})
-                    if current is None or current.processed:
-                        # Done meanwhile by a worker that took this task over when this
-                        # one's lease ran out (or deleted): applying it again would double it.
-                        continue
-                    extraction = extractions.get(i)
-                    if extraction is not None:
-                        _apply(
-                            ctx,
-                            graph,
-                            episode,
-                            inputs[i],
-                            extraction,
-                            resolver,
-                            ontology,
-                            strict,
-                            outcome,
-                            tz,
-                            rec,
-                        )
-                    _store_vectors(ctx, vectors, [episode], {}, episode_texts)
-                    _store_vectors(ctx, vectors, outcome.fresh, unembedded)
-                    store.update(episode.model_copy(update={"processed": True}))
-                    if rec is not None:
-                        rec.write(store, graph.uuid)
-                    if hook is not None:
-                        webhooks.episode_processed(store, hook, episode)
+                try:
+                    outcome = commit.episode(episode, inputs[i], extractions.get(i), rec)
+                except Exception as exc:
+                    if extractions.get(i) is None:
+                        raise
+                    # Applying what was read from this episode failed (its transaction
+                    # rolled back): it is kept without its facts rather than left
+                    # unprocessed for good, since a retry would fail the same way.
+                    log.exception("episode %s: applying its extraction failed", episode.uuid)
+                    resolver.forget()
+                    # Its debug log (when on) was written with the error by failure_logged.
+                    outcome = commit.episode(episode, inputs[i], None, None)
+                    batch.unextracted.append(
+                        {"uuid": episode.uuid, "error": f"{type(exc).__name__}: {exc}"[:500]}
+                    )
                 batch.outcome.add(outcome)
     finally:
         # What the run changed, with its final text, in one embedding call. (Also after a
@@ -225,9 +231,83 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
             "edges_created": b.outcome.edges_created,
             "edges_merged": b.outcome.edges_merged,
             "edges_invalidated": b.outcome.edges_invalidated,
+            # What went wrong with some of its episodes (ingest/worker.py fails the task
+            # over ``failed_episodes``; ``unextracted`` ones are processed without facts).
+            **({"failed_episodes": b.failed} if b.failed else {}),
+            **({"unextracted_episodes": b.unextracted} if b.unextracted else {}),
         }
         for b in batches
     ]
+
+
+def _extract(ctx: IngestContext, items: list[ExtractionInput]) -> list[Extraction | str]:
+    """Each item's extraction, or why it failed. One call for all; when that fails, one
+    call each, so an episode the extractor cannot read does not hold back the others."""
+    assert ctx.extractor is not None
+    try:
+        return list(ctx.extractor.extract(items))
+    except Exception as exc:
+        if len(items) == 1:
+            log.warning("extraction failed: %s", exc)
+            return [f"extraction failed: {type(exc).__name__}: {exc}"[:500]]
+        log.warning("extracting %d episodes failed; extracting them one by one", len(items))
+    return [_extract(ctx, [item])[0] for item in items]
+
+
+@dataclass
+class _Commit:
+    """What one run's episodes are committed with."""
+
+    ctx: IngestContext
+    graph: Graph
+    resolver: EntityResolver
+    ontology: dict[str, Any]
+    strict: bool
+    tz: str | None
+    hook: dict[str, Any] | None
+    vectors: Vectors
+    episode_texts: Mapping[str, str]
+    unembedded: dict[str, Edge]  # the run's edges whose text was not embedded up front
+
+    def episode(
+        self,
+        episode: Episode,
+        item: ExtractionInput,
+        extraction: Extraction | None,
+        rec: trace.Recorder | None,
+    ) -> Outcome:
+        """Apply ``extraction`` to ``episode`` and mark it processed, in one transaction.
+        Its outcome is counted only once committed: a failed episode leaves no trace."""
+        ctx, graph, store = self.ctx, self.graph, self.ctx.store
+        outcome = Outcome()
+        with trace.failure_logged(store, graph.uuid, rec), store.transaction():
+            current = store.get(Episode, episode.uuid, {"graph_uuid": graph.uuid})
+            if current is None or current.processed:
+                # Done meanwhile by a worker that took this task over when this one's
+                # lease ran out (or deleted): applying it again would double it.
+                return outcome
+            if extraction is not None:
+                _apply(
+                    ctx,
+                    graph,
+                    episode,
+                    item,
+                    extraction,
+                    self.resolver,
+                    self.ontology,
+                    self.strict,
+                    outcome,
+                    self.tz,
+                    rec,
+                )
+            _store_vectors(ctx, self.vectors, [episode], {}, self.episode_texts)
+            _store_vectors(ctx, self.vectors, outcome.fresh, self.unembedded)
+            store.update(episode.model_copy(update={"processed": True}))
+            if rec is not None:
+                rec.write(store, graph.uuid)
+            if self.hook is not None:
+                webhooks.episode_processed(store, self.hook, episode)
+        return outcome
 
 
 Vectors = dict[str, Any]  # text -> its vector (numpy row)
@@ -340,6 +420,11 @@ def _input(
     ontology: dict[str, Any],
 ) -> ExtractionInput:
     speaker, _ = speaker_of(episode, user, user_node)
+    if speaker is not None and len(speaker) > MAX_NAME_CHARS:
+        # Stored before names were capped: the speaker is still a name the extraction
+        # can keep (bounded() would drop every fact about it).
+        log.info("episode %s: speaker name cut to %d characters", episode.uuid, MAX_NAME_CHARS)
+        speaker = speaker[:MAX_NAME_CHARS].rstrip()
     text = episode.content
     if episode.source == "json":
         text = json_to_text(episode.content)

@@ -112,6 +112,12 @@ class EntityResolver:
         self._cache[key] = node
         return node
 
+    def forget(self) -> None:
+        """Drop what it knows: after a rolled-back episode, its cache may hold nodes that
+        were never committed, or copies of nodes changed only in that transaction."""
+        self._cache.clear()
+        self.created.clear()
+
     def refresh(self, node: Node) -> None:
         """Replace cached copies of a node that was updated elsewhere (e.g. its summary)."""
         for key, cached in list(self._cache.items()):
