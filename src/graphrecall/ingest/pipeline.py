@@ -37,9 +37,8 @@ from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records, episode_vector_texts, text_of
 from graphrecall.ingest.resolution import (
     EntityResolver,
-    contradicted_by,
     find_restatement,
-    invalidate,
+    resolve_contradictions,
 )
 from graphrecall.ml import json_facts
 from graphrecall.ml.embedder import EmbedderUnavailable
@@ -487,9 +486,13 @@ def _apply(
                 store.update(restated)
             outcome.edges_merged += 1
             final = restated
-            changed: list[Edge] = []
+            changed: list[tuple[Edge, str]] = []
+            notes = []
         else:
-            edge, changed = invalidate(store, edge, contradicted_by(store, graph.uuid, edge))
+            resolved = resolve_contradictions(
+                store, episode, edge, target=fact.target, past=fact.past, also=fact.also
+            )
+            edge, changed, notes = resolved.edge, resolved.retired, resolved.notes
             graph_writes.insert_edges(store, [edge])
             store.link_episodes(Edge, graph.uuid, edge.uuid, [episode.uuid])
             outcome.edges_created += 1
@@ -504,6 +507,7 @@ def _apply(
                 merged=restated is not None,
                 invalidated=changed,
                 times=trace.times_explained(fact, final, episode),
+                notes=notes,
             )
         new_facts.append(final)
         touched.update(dict.fromkeys((final.source_node_uuid, final.target_node_uuid)))
