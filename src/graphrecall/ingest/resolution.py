@@ -200,12 +200,19 @@ def resolve_contradictions(
     new edge itself when it is history. Only live facts of the same source entity are
     candidates, so unrelated facts never retire each other."""
     now = clock.now()
-    names = set(single_valued.COPULAS)
-    readings = single_valued.read(edge.name, target)
-    for reading in readings:
-        slot = reading.slot
-        names |= slot.relations() | slot.vague | slot.ends
-    names.add(negation_pair(edge.name))
+    # Only readings that can retire or end something: a value of a slot that holds many
+    # at a time (HAS, OWNS) retires nothing, so its candidates are not even read.
+    readings = [
+        r
+        for r in single_valued.read(edge.name, target)
+        if r.slot.one_at_a_time or r.kind in ("end", "end_all")
+    ]
+    slots = {r.slot.name: r.slot for r in readings}
+    names: set[str] = {negation_pair(edge.name)}
+    for slot in slots.values():
+        names |= slot.relations() | slot.vague
+        if slot.values or slot.ends_all or slot.role_values:
+            names |= single_valued.COPULAS
     found = [
         e
         for e in store.find(
@@ -223,9 +230,28 @@ def resolve_contradictions(
     notes: list[str] = []
     new_end: tuple[str, str] | None = None
     if readings:
-        candidates = found
+        targets = _names(
+            store,
+            edge.graph_uuid,
+            [e.target_node_uuid for e in found if e.name in single_valued.COPULAS],
+        )
+        # A copula's fact is a candidate only when its target is a value of the slots.
+        candidates = [
+            e
+            for e in found
+            if any(
+                r.slot.name in slots
+                for r in single_valued.read(e.name, targets.get(e.target_node_uuid, ""))
+            )
+        ]
+        targets.update(
+            _names(
+                store,
+                edge.graph_uuid,
+                [e.target_node_uuid for e in candidates if e.target_node_uuid not in targets],
+            )
+        )
         told = _told(store, edge.graph_uuid, candidates)
-        targets = _names(store, edge.graph_uuid, [e.target_node_uuid for e in candidates])
         new = _known(edge, episode.reference_time, target, past=past, also=also, same_episode=True)
         new.explicit = edge.valid_at is not None and edge.valid_at != episode.reference_time
         known = [
