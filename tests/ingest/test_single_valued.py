@@ -7,12 +7,15 @@ dates."""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from zep_cloud import AddMessage, Zep
 
-from tests.conftest import wait_for_task
+from tests import pg_server
+from tests.conftest import Server, wait_for_task
 
 
 class Life:
@@ -246,3 +249,21 @@ def test_selling_retires_what_was_sold_only(zep: Zep) -> None:
     retired_by(life.edge("Tesla", "OWNS"), sold, life.edge("Tesla", "SELLS"))
     assert life.edge("Tesla", "OWNS").invalid_at.startswith("2024-05-01")
     assert life.valid("Vespa")
+
+
+def test_the_same_decisions_on_postgresql(make_server: Callable[..., Server]) -> None:
+    """The store-level reads the decisions use (a source's live edges by relation, their
+    episodes' reference times, their targets' names) on PostgreSQL."""
+    url = pg_server.with_schema(pg_server.server_url(), f"t{uuid.uuid4().hex}")
+    zep = make_server(db=url).client()
+    life = Life(zep, "Kai")
+    life.say("I live in Munich. I work at Acme.", "2024-01-05T10:00:00Z")
+    life.say("I'm married to Sam.", "2024-01-06T10:00:00Z")
+    moved = life.say("I moved to Berlin last month.", "2024-05-20T10:00:00Z")
+    change = life.say("I left Acme and joined Globex.", "2024-05-21T10:00:00Z")
+    split = life.say("Sam and I got divorced.", "2024-06-01T10:00:00Z")
+    life.say("I also love painting.", "2024-06-02T10:00:00Z")
+    retired_by(life.edge("Munich"), moved, life.edge("Berlin"))
+    retired_by(life.edge("Acme", "WORKS_AT"), change, life.edge("Acme", "LEAVES"))
+    retired_by(life.edge("Sam", "IS_MARRIED_TO"), split, life.edge("Sam", "DIVORCES"))
+    assert life.valid("Globex") and life.valid("painting")

@@ -126,7 +126,7 @@ ROLE_WORDS = _ROLE_WORDS | frozenset(
     """lead head officer administrator coordinator specialist technician mechanic
     electrician plumber carpenter barista bartender dentist surgeon therapist psychologist
     paramedic firefighter pilot salesperson representative recruiter librarian journalist
-    reporter producer marketer waitress partner principal supervisor""".split()  # noqa: SIM905
+    reporter producer marketer waitress principal supervisor""".split()  # noqa: SIM905
 )
 _JOB_NOUNS = frozenset({"job", "position", "role", "internship", "post", "offer"})
 JOB_VERBS = frozenset(
