@@ -213,6 +213,9 @@ def test_additions_history_and_plans_retire_nothing(zep: Zep) -> None:
     life.say("I also love painting.", "2024-01-20T09:00:00Z")
     life.say("Ana is my friend.", "2024-01-21T09:00:00Z")
     life.say("Ben is also my friend.", "2024-01-22T09:00:00Z")
+    life.say("I work at Acme.", "2024-01-23T09:00:00Z")
+    life.say("I joined a gym last week.", "2024-01-24T09:00:00Z")  # no employer
+    life.say("I started yoga classes at a studio.", "2024-01-25T09:00:00Z")
     life.say("I lived in Vienna in 2019.", "2024-02-01T09:00:00Z")
     life.say("I'm moving to Linz next month.", "2024-02-02T09:00:00Z")
     for edge in zep.graph.edge.list(life.graph):

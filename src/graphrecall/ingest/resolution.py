@@ -230,12 +230,9 @@ def resolve_contradictions(
     notes: list[str] = []
     new_end: tuple[str, str] | None = None
     if readings:
-        targets = _names(
-            store,
-            edge.graph_uuid,
-            [e.target_node_uuid for e in found if e.name in single_valued.COPULAS],
-        )
-        # A copula's fact is a candidate only when its target is a value of the slots.
+        targets = _names(store, edge.graph_uuid, [e.target_node_uuid for e in found])
+        # A candidate only when it reads as the same slot: a copula's fact when its target
+        # is a value of it, "joined" when its target is named.
         candidates = [
             e
             for e in found
@@ -244,13 +241,6 @@ def resolve_contradictions(
                 for r in single_valued.read(e.name, targets.get(e.target_node_uuid, ""))
             )
         ]
-        targets.update(
-            _names(
-                store,
-                edge.graph_uuid,
-                [e.target_node_uuid for e in candidates if e.target_node_uuid not in targets],
-            )
-        )
         told = _told(store, edge.graph_uuid, candidates)
         new = _known(edge, episode.reference_time, target, past=past, also=also, same_episode=True)
         new.explicit = edge.valid_at is not None and edge.valid_at != episode.reference_time

@@ -72,6 +72,9 @@ class Slot:
     # university"): a new value (a start) retires them; they retire nothing.
     vague: frozenset[str] = frozenset()
     role_values: bool = False  # a target ending in a job title is a value (occupation)
+    # Relations that count only with a named target: "joined Globex" is a new employer,
+    # "joined a gym" or "started agility classes" is not.
+    named_only: frozenset[str] = frozenset()
     # False: many values at a time (what someone owns): only endings retire, and only
     # the value they name.
     one_at_a_time: bool = True
@@ -187,6 +190,7 @@ SLOTS: tuple[Slot, ...] = (
             {"WORKED_AT", "WORKED_FOR", "WAS_EMPLOYED_BY", "USES_TO_WORK_AT", "USES_TO_WORK_FOR"}
         ),
         ends_all=_FS({"retired", "unemployed", "jobless", "fired", "laid off"}),
+        named_only=_FS({"JOINS", "JOINED", "STARTS_AT"}),
         any_value=_FS({"job", "work", "position", "employer", "company"}),
     ),
     Slot(
@@ -227,7 +231,6 @@ SLOTS: tuple[Slot, ...] = (
                 "IS_PARTNER_OF",
                 "HAS_SPOUSE",
                 "IS_IN_RELATIONSHIP_WITH",
-                "IS_WITH",
             }
         ),
         starts=_FS({"MARRIES", "GETS_MARRIED_TO", "GETS_ENGAGED_TO", "STARTS_DATING"}),
@@ -310,8 +313,11 @@ def read(relation: str, target: str) -> list[Reading]:
     relation outside the table (many values at a time)."""
     word = _target_word(target)
     out: list[Reading] = []
+    named = _named(target)
     for slot in SLOTS:
         kind: Kind | None = None
+        if relation in slot.named_only and not named:
+            continue
         if relation in slot.states or relation in slot.past:
             kind = "state"
         elif relation in slot.starts:
@@ -342,6 +348,12 @@ def read(relation: str, target: str) -> list[Reading]:
 
 def _is_role(word: str) -> bool:
     return is_role(word)
+
+
+def _named(target: str) -> bool:
+    """A proper name ("Globex", "Orbital Labs"), not a common noun ("gym", "Dana's job")."""
+    text = re.sub(r"^.*'s\s+", "", target.strip())
+    return text[:1].isupper()
 
 
 def is_past_relation(relation: str) -> bool:
