@@ -278,9 +278,6 @@ SLOTS: tuple[Slot, ...] = (
         starts=_FS({"TURNS"}),
         past=_FS({"WAS_AGED"}),
     ),
-)
-SLOTS = (
-    *SLOTS,
     Slot(
         "possession",
         "what someone owns (many at a time)",
@@ -292,7 +289,6 @@ SLOTS = (
         notes="many at a time: only an ending retires, and only what it names",
     ),
 )
-SLOT_NAMES = {slot.name: slot for slot in SLOTS}
 
 
 @dataclass(frozen=True)
