@@ -216,3 +216,45 @@ def test_a_message_that_cannot_be_read_does_not_strand_the_others(
     assert retry.returncode == 0 and "queued 1" in retry.stdout
     assert wait_for_task(zep, added.task.uuid_) == "succeeded"
     assert all(m.processed for m in zep.thread.list_messages(thread.uuid_))
+
+
+def test_with_an_llm_the_same_table_decides(
+    llm: FakeLLM, make_server: Callable[..., Server]
+) -> None:
+    """The LLM is asked for the single-valued relations by name and for "past"/"also";
+    its facts go through the same decisions as the offline rules' (ingest/single_valued.py)."""
+    server = make_server(env={"GRAPHRECALL_LLM_BASE_URL": llm.url})
+    zep = server.client()
+    user = zep.user.create(first_name="Dana")
+    thread = zep.thread.create(user_uuid=user.uuid_)
+
+    def fact(relation: str, target: str, text: str, **more: Any) -> dict[str, Any]:
+        return {
+            "entities": [{"name": "Dana", "label": "Person"}, {"name": target}],
+            "facts": [
+                {"source": "Dana", "relation": relation, "target": target, "fact": text, **more}
+            ],
+        }
+
+    llm.script = [
+        fact("LIVES_IN", "Munich", "Dana lives in Munich"),
+        fact("MOVES_TO", "Berlin", "Dana moved to Berlin", valid_at="last month"),
+        fact("LIVES_IN", "Hamburg", "Dana lived in Hamburg", past=True),
+    ]
+    for text, at in (
+        ("I live in Munich.", "2024-03-01T10:00:00Z"),
+        ("I moved to Berlin last month.", "2024-04-20T10:00:00Z"),
+        ("I lived in Hamburg.", "2024-04-21T10:00:00Z"),
+    ):
+        added = zep.thread.add_messages(
+            thread.uuid_,
+            messages=[AddMessage(role="user", name="Dana", content=text, reference_time=at)],
+        )
+        assert wait_for_task(zep, added.task.uuid_) == "succeeded"
+    prompt = llm.requests[0]["body"]["messages"]
+    assert "LIVES_IN, MOVES_TO" in prompt[1]["content"] and '"past": true' in prompt[0]["content"]
+    edges = {e.target_node_name: e for e in zep.graph.edge.list(user.graph_uuid)}
+    assert edges["Munich"].invalid_at is not None and edges["Munich"].expired_at is not None
+    assert edges["Berlin"].invalid_at is None and edges["Berlin"].expired_at is None
+    assert (edges["Munich"].attributes or {})["invalidated_by_edge"] == edges["Berlin"].uuid_
+    assert edges["Hamburg"].invalid_at is not None  # history, retired nothing

@@ -32,14 +32,21 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
-from graphrecall.ingest import derive, documents, graph_writes, temporal, trace, webhooks
+from graphrecall.ingest import (
+    derive,
+    documents,
+    graph_writes,
+    speakers,
+    temporal,
+    trace,
+    webhooks,
+)
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records, episode_vector_texts, text_of
 from graphrecall.ingest.resolution import (
     EntityResolver,
-    contradicted_by,
     find_restatement,
-    invalidate,
+    resolve_contradictions,
 )
 from graphrecall.ml import json_facts
 from graphrecall.ml.embedder import EmbedderUnavailable
@@ -142,6 +149,9 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
         or (project.default_time_zone if project else None)
     )
     inputs = [_input(e, graph, user, user_node, ontology) for e in episodes]
+    read_as = [_turns(e, item, user, user_node) for e, item in zip(episodes, inputs, strict=True)]
+    parts = [p for p, _ in read_as]
+    voices = [who for _, who in read_as]
     # Debug logging on: what is done with each episode is recorded (ingest/trace.py).
     recorders = (
         [trace.Recorder(e) for e in episodes] if trace.enabled(store, graph.project_uuid) else []
@@ -164,14 +174,22 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
     # task fails naming them, so a retry redoes them; the rest of the run goes on.
     failed: dict[int, str] = {}
     if ctx.extractor is not None and to_extract:
-        results = _extract(ctx, [inputs[i] for i in to_extract])
-        for i, result in zip(to_extract, results, strict=True):
-            if isinstance(result, str):
-                failed[i] = result
+        # A text written as a chat is read turn by turn, each as its speaker's message.
+        flat = [(i, part) for i in to_extract for part in parts[i]]
+        results = _extract(ctx, [part for _, part in flat])
+        for i in to_extract:
+            mine = [r for (j, _), r in zip(flat, results, strict=True) if j == i]
+            why = [r for r in mine if isinstance(r, str)]
+            if why:
+                failed[i] = why[0]
                 continue
-            extractions[i] = result
+            extractions[i] = _merged([r for r in mine if not isinstance(r, str)])
             if recorders:
-                recorders[i].extraction(inputs[i], result, type(ctx.extractor).__name__)
+                how = type(ctx.extractor).__name__
+                if len(parts[i]) > 1 or parts[i][0] is not inputs[i]:
+                    who = ", ".join(dict.fromkeys(str(p.speaker) for p in parts[i]))
+                    how += f"; read as {len(parts[i])} speaker turn(s) of {who}"
+                recorders[i].extraction(inputs[i], extractions[i], how)
     for i in list(extractions):
         extractions[i], notes = bounded(extractions[i])
         for note in notes if recorders else ():
@@ -204,7 +222,7 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
                     continue
                 rec = recorders[i] if recorders else None
                 try:
-                    outcome = commit.episode(episode, inputs[i], extractions.get(i), rec)
+                    outcome = commit.episode(episode, inputs[i], voices[i], extractions.get(i), rec)
                 except Exception as exc:
                     if extractions.get(i) is None:
                         raise
@@ -214,7 +232,7 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
                     log.exception("episode %s: applying its extraction failed", episode.uuid)
                     resolver.forget()
                     # Its debug log (when on) was written with the error by failure_logged.
-                    outcome = commit.episode(episode, inputs[i], None, None)
+                    outcome = commit.episode(episode, inputs[i], voices[i], None, None)
                     batch.unextracted.append(
                         {"uuid": episode.uuid, "error": f"{type(exc).__name__}: {exc}"[:500]}
                     )
@@ -273,6 +291,7 @@ class _Commit:
         self,
         episode: Episode,
         item: ExtractionInput,
+        voices: dict[str, bool],
         extraction: Extraction | None,
         rec: trace.Recorder | None,
     ) -> Outcome:
@@ -292,6 +311,7 @@ class _Commit:
                     graph,
                     episode,
                     item,
+                    voices,
                     extraction,
                     self.resolver,
                     self.ontology,
@@ -438,6 +458,63 @@ def _input(
     )
 
 
+def _turns(
+    episode: Episode, item: ExtractionInput, user: User | None, user_node: Node | None
+) -> tuple[list[ExtractionInput], dict[str, bool]]:
+    """What the extractor reads of an episode, and its speakers (name -> whether the
+    speaker is the graph's user). A text written as a chat ("Bob: I moved to Berlin",
+    "[Bob] ...", or a log of such lines: ``ingest/speakers.py``) is read as its speakers'
+    messages, one extraction input per turn; a message that repeats its own speaker's
+    name as a prefix is read without it."""
+    if episode.source == "message":
+        is_user = user_node is not None and item.speaker == user_node.name
+        text = speakers.strip_own_prefix(item.text, episode.role_name or item.speaker)
+        own = item if text == item.text else item.model_copy(update={"text": text})
+        return [own], ({item.speaker: is_user} if item.speaker else {})
+    found = speakers.turns(item.text) if episode.source == "text" else None
+    if not found:
+        return [item], {}
+    out: list[ExtractionInput] = []
+    who: dict[str, bool] = {}
+    for turn in found:
+        name, is_user = turn.speaker, False
+        if turn.role == "assistant":
+            label = "Assistant"
+        else:
+            label = "Person"
+            if user_node is not None and _names_user(turn.speaker, user, user_node):
+                name, is_user = user_node.name, True
+        if label == "Person":
+            who[name] = is_user
+        out.append(
+            item.model_copy(update={"text": turn.text, "speaker": name, "speaker_label": label})
+        )
+    return out, who
+
+
+def _names_user(name: str, user: User | None, user_node: Node) -> bool:
+    """ "Alice", "alice-42" or "User" written as the speaker of a user's graph's text."""
+    known = {user_node.name.casefold(), *speakers.USERS}
+    if user is not None:
+        known |= {x.casefold() for x in (user.first_name, user.user_id) if x}
+    return name.casefold() in known or name.split()[0].casefold() in known
+
+
+def _merged(results: list[Extraction]) -> Extraction:
+    """The extractions of one episode's turns as one (each entity once, by name)."""
+    if len(results) == 1:
+        return results[0]
+    entities: dict[str, Any] = {}
+    facts = []
+    for result in results:
+        for entity in result.entities:
+            known = entities.setdefault(entity.name.casefold(), entity)
+            if known.label is None and entity.label:
+                known.label = entity.label
+        facts.extend(result.facts)
+    return Extraction(entities=list(entities.values()), facts=facts)
+
+
 def _types(ontology: dict[str, Any], key: str) -> list[dict[str, str]]:
     return [
         {"name": str(t.get("name", "")), "description": str(t.get("description") or "")}
@@ -504,6 +581,7 @@ def _apply(
     graph: Graph,
     episode: Episode,
     item: ExtractionInput,
+    voices: dict[str, bool],
     extraction: Extraction,
     resolver: EntityResolver,
     ontology: dict[str, Any],
@@ -513,15 +591,11 @@ def _apply(
     rec: trace.Recorder | None = None,
 ) -> None:
     store = ctx.store
-    speaker_is_user = (
-        item.speaker is not None
-        and resolver.user_node is not None
-        and (item.speaker == resolver.user_node.name)
-    )
     nodes: dict[str, Node] = {}
     for entity in extraction.entities:
         keep, labels = map_label(entity.label, ontology, strict)
-        is_speaker = item.speaker is not None and entity.name == item.speaker
+        is_speaker = entity.name in voices
+        speaker_is_user = voices.get(entity.name, False)
         if not keep and not is_speaker:
             if rec is not None:
                 rec.entity_dropped(entity.name, entity.label, "not a type of the ontology (strict)")
@@ -572,9 +646,13 @@ def _apply(
                 store.update(restated)
             outcome.edges_merged += 1
             final = restated
-            changed: list[Edge] = []
+            changed: list[tuple[Edge, str]] = []
+            notes = []
         else:
-            edge, changed = invalidate(store, edge, contradicted_by(store, graph.uuid, edge))
+            resolved = resolve_contradictions(
+                store, episode, edge, target=fact.target, past=fact.past, also=fact.also
+            )
+            edge, changed, notes = resolved.edge, resolved.retired, resolved.notes
             graph_writes.insert_edges(store, [edge])
             store.link_episodes(Edge, graph.uuid, edge.uuid, [episode.uuid])
             outcome.edges_created += 1
@@ -589,6 +667,7 @@ def _apply(
                 merged=restated is not None,
                 invalidated=changed,
                 times=trace.times_explained(fact, final, episode),
+                notes=notes,
             )
         new_facts.append(final)
         touched.update(dict.fromkeys((final.source_node_uuid, final.target_node_uuid)))
@@ -613,8 +692,7 @@ def _apply(
             resolver.refresh(updated)
             if text_of(updated) != text_of(node):  # re-embed only when its text changed
                 outcome.touch(updated)
-    speakers = [item.speaker] if item.speaker else []
-    summary = derive.thread_summary(store, episode, new_facts, speakers)
+    summary = derive.thread_summary(store, episode, new_facts, list(voices))
     if summary is not None:
         outcome.touch(summary)
     documents.summarise(store, episode, new_facts)

@@ -50,6 +50,11 @@ class ExtractedFact(BaseModel):
     # Which rule of the offline extractor read it ("clause", "statement", "caption"), or
     # "json_record"; shown in ingestion traces. None from a model.
     rule: str | None = None
+    # How the statement was told, for relations that hold one value at a time
+    # (ingest/single_valued.py): in the past tense ("I lived in Hamburg": history, not
+    # the current value), or as an addition ("I also work at Globex": retires nothing).
+    past: bool = False
+    also: bool = False
 
 
 class Extraction(BaseModel):
