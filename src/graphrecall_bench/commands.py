@@ -24,6 +24,7 @@ COMMANDS = (
     ("batch", "live add_messages latency while a batch runs vs idle"),
     ("low-quality", "LoCoMo: results kept and recall@10 with filter_low_quality_results"),
     ("isolation", "one tenant's worst-case regex searches: the delay they add to another tenant"),
+    ("stall", "one tenant's heavy valid requests: another tenant's p50 against its idle p50"),
     ("cold", "first query to each of many user graphs (cold) vs again (warm), through the SDK"),
     ("scale", "10k/100k/1M facts: search and get_context p50/p95, ingestion, bytes per fact, PNG"),
 )

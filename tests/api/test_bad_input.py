@@ -1,6 +1,6 @@
 """The bad-input corpus: hostile and careless requests to both faces and MCP. Each must
 get a 4xx (or a JSON-RPC client error) naming the offending field, and write nothing;
-the server must keep answering on the same connection afterwards."""
+the server must keep answering on the same connection afterwards. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
+from graphrecall.domain import limits
+from tests import pg_server
 from tests.conftest import API_KEY, Server, _free_port
 
 SPACE = "corpusspace1"
@@ -34,11 +37,16 @@ def deep(depth: int = DEEP_DEPTH) -> dict[str, Any]:
     return out
 
 
-@pytest.fixture(scope="module")
-def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def srv(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """The corpus runs on each backend (issue 47: PostgreSQL answered some of it with 500s)."""
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 5000))  # to encode DEEP bodies
-    db: Path = tmp_path_factory.mktemp("corpus") / "graphrecall.db"
-    server = Server(db, _free_port(), API_KEY, {"GRAPHRECALL_SPACE": SPACE}).start()
+    db: Path | str = tmp_path_factory.mktemp("corpus") / "graphrecall.db"
+    if request.param == "postgresql":
+        db = pg_server.with_schema(pg_server.server_url(), f"c{uuid.uuid4().hex}")
+    server = Server(db, _free_port(), API_KEY, {"GRAPHRECALL_SPACE": SPACE}).start()  # type: ignore[arg-type]
     yield server
     server.stop()
 
@@ -314,6 +322,45 @@ def _zep_cases() -> list[ZepCase]:
             "body",
         ),
     ]
+    # Issue 47: free-text caps (item 6), cost caps (item 7), no coercion, no empty user_id.
+    long = "x" * (limits.MAX_DESCRIPTION_CHARS + 1)
+    cases += [
+        ("POST", "/users", {"first_name": "x" * (limits.MAX_PERSON_NAME_CHARS + 1)}, "first_name"),
+        ("POST", "/users", {"email": "x" * (limits.MAX_EMAIL_CHARS + 1)}, "email"),
+        ("POST", "/users", {"user_id": ""}, "user_id"),
+        (
+            "POST",
+            "/users",
+            {"user_id": "c", "disable_default_ontology": "true"},
+            "disable_default_ontology",
+        ),
+        ("POST", "/graphs", {"name": "g", "description": long}, "description"),
+        (
+            "POST",
+            "/graphs/{g}/nodes",
+            {"nodes": [{"name": "N", "summary": long}]},
+            "nodes[0].summary",
+        ),
+        (
+            "POST",
+            "/graphs/{g}/edges",
+            {"edges": [edge | {"attributes": {"a": "b" * limits.MAX_JSON_OBJECT_BYTES}}]},
+            "edges[0].attributes",
+        ),
+        (
+            "POST",
+            "/graphs/{g}/search/edges",
+            {"query": " ".join(f"w{i}" for i in range(limits.MAX_QUERY_TERMS + 1))},
+            "query",
+        ),
+        ("POST", "/graphs/{g}/context", {"query": "x", "max_characters": "700"}, "max_characters"),
+        (
+            "POST",
+            "/context-templates",
+            {"name": "t", "template": "%{edges limit=5}" * 21},
+            "template",
+        ),
+    ]
     return cases
 
 
@@ -429,6 +476,13 @@ def _me_cases() -> list[MeCase]:
         cases.append(("memory.tree", {"levels": levels}, "levels"))
     for since in (OVERFLOW_LATE, OVERFLOW_EARLY, "soon"):
         cases.append(("memory.history", {"since": since}, "since"))
+    # Issue 47: cost caps (item 7) and no coercion of "7" (item 12).
+    cases += [
+        ("memory.search", {"semantic": "tea " * 2049}, "semantic"),
+        ("memory.search", {"fulltext": "tea " * 501}, "fulltext"),
+        ("memory.search", {"fulltext": " ".join(f"w{i}" for i in range(129))}, "fulltext"),
+        ("memory.search", {"tree": "corpus", "limit": "7"}, "limit"),
+    ]
     return cases
 
 

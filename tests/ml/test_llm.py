@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import threading
+import uuid
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -15,6 +16,7 @@ from zep_cloud import AddMessage
 
 from graphrecall.ml.extraction import ExtractionFailed, ExtractionInput
 from graphrecall.ml.llm import LlmExtractor, OpenAIChatClient
+from tests import pg_server
 from tests.conftest import Server, wait_for_task
 
 GOOD = {
@@ -39,6 +41,9 @@ class FakeLLM:
         self.script: list[Any] = []
         self.default: Any = GOOD
         self.requests: list[dict[str, Any]] = []
+        # A request whose prompt holds this text is answered with garbage, whatever the
+        # script says (requests of a batch arrive in any order).
+        self.refuse: str | None = None
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -48,6 +53,8 @@ class FakeLLM:
                     {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
                 )
                 reply = fake.script.pop(0) if fake.script else fake.default
+                if fake.refuse is not None and fake.refuse in json.dumps(body["messages"]):
+                    reply = "garbage"
                 if isinstance(reply, int):
                     self.send_response(reply)
                     self.end_headers()
@@ -172,3 +179,82 @@ def test_server_records_failure_keeps_episode_and_retries(
     assert retry.returncode == 0 and "queued 1" in retry.stdout
     assert wait_for_task(zep, bad.task.uuid_) == "succeeded"
     assert zep.thread.message.get(thread.uuid_, bad.messages[0].uuid_).processed is True
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_message_that_cannot_be_read_does_not_strand_the_others(
+    llm: FakeLLM, make_server: Callable[..., Server], backend: str
+) -> None:
+    db = None
+    if backend == "postgresql":
+        db = pg_server.with_schema(pg_server.server_url(), f"l{uuid.uuid4().hex}")
+    server = make_server(
+        db, env={"GRAPHRECALL_LLM_BASE_URL": llm.url, "GRAPHRECALL_LLM_MAX_RETRIES": "0"}
+    )
+    zep = server.client()
+    user = zep.user.create(first_name="Dana")
+    thread = zep.thread.create(user_uuid=user.uuid_)
+    llm.refuse = "adopted a cat"
+    said = ["I live in Lisbon since 2021.", "I adopted a cat.", "I live in Lisbon, still."]
+    added = zep.thread.add_messages(
+        thread.uuid_, messages=[AddMessage(role="user", name="Dana", content=t) for t in said]
+    )
+    assert wait_for_task(zep, added.task.uuid_) == "failed"
+    task = zep.task.get(added.task.uuid_)
+    assert task.error is not None and "1 episode(s) not processed" in (task.error.message or "")
+    processed = {m.content: m.processed for m in zep.thread.list_messages(thread.uuid_)}
+    # The two readable messages of the call are processed; the third waits for a retry.
+    assert processed == {said[0]: True, said[1]: False, said[2]: True}
+    assert any(e.name == "LIVES_IN" for e in zep.graph.edge.list(user.graph_uuid))
+
+    llm.refuse = None
+    retry = subprocess.run(
+        [sys.executable, "-m", "graphrecall", "--db", str(server.db), "tasks", "retry"],
+        capture_output=True,
+        text=True,
+    )
+    assert retry.returncode == 0 and "queued 1" in retry.stdout
+    assert wait_for_task(zep, added.task.uuid_) == "succeeded"
+    assert all(m.processed for m in zep.thread.list_messages(thread.uuid_))
+
+
+def test_with_an_llm_the_same_table_decides(
+    llm: FakeLLM, make_server: Callable[..., Server]
+) -> None:
+    """The LLM is asked for the single-valued relations by name and for "past"/"also";
+    its facts go through the same decisions as the offline rules' (ingest/single_valued.py)."""
+    server = make_server(env={"GRAPHRECALL_LLM_BASE_URL": llm.url})
+    zep = server.client()
+    user = zep.user.create(first_name="Dana")
+    thread = zep.thread.create(user_uuid=user.uuid_)
+
+    def fact(relation: str, target: str, text: str, **more: Any) -> dict[str, Any]:
+        return {
+            "entities": [{"name": "Dana", "label": "Person"}, {"name": target}],
+            "facts": [
+                {"source": "Dana", "relation": relation, "target": target, "fact": text, **more}
+            ],
+        }
+
+    llm.script = [
+        fact("LIVES_IN", "Munich", "Dana lives in Munich"),
+        fact("MOVES_TO", "Berlin", "Dana moved to Berlin", valid_at="last month"),
+        fact("LIVES_IN", "Hamburg", "Dana lived in Hamburg", past=True),
+    ]
+    for text, at in (
+        ("I live in Munich.", "2024-03-01T10:00:00Z"),
+        ("I moved to Berlin last month.", "2024-04-20T10:00:00Z"),
+        ("I lived in Hamburg.", "2024-04-21T10:00:00Z"),
+    ):
+        added = zep.thread.add_messages(
+            thread.uuid_,
+            messages=[AddMessage(role="user", name="Dana", content=text, reference_time=at)],
+        )
+        assert wait_for_task(zep, added.task.uuid_) == "succeeded"
+    prompt = llm.requests[0]["body"]["messages"]
+    assert "LIVES_IN, MOVES_TO" in prompt[1]["content"] and '"past": true' in prompt[0]["content"]
+    edges = {e.target_node_name: e for e in zep.graph.edge.list(user.graph_uuid)}
+    assert edges["Munich"].invalid_at is not None and edges["Munich"].expired_at is not None
+    assert edges["Berlin"].invalid_at is None and edges["Berlin"].expired_at is None
+    assert (edges["Munich"].attributes or {})["invalidated_by_edge"] == edges["Berlin"].uuid_
+    assert edges["Hamburg"].invalid_at is not None  # history, retired nothing

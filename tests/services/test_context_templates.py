@@ -26,9 +26,9 @@ def test_defaults_aliases_and_caps() -> None:
         Slot("entities", DEFAULT_LIMITS["entities"], include_attributes=True)
     ]
     # observations and thread summaries are capped at 20 per render
-    assert parse("%{observations limit=500}") == [Slot("observations", 20)]
+    assert parse("%{observations limit=200}") == [Slot("observations", 20)]
     assert parse("%{thread_summaries limit=3}") == [Slot("thread_summaries", 3)]
-    assert parse("%{ENTITIES limit=1000 types=[Person]}") == [Slot("entities", 1000, ("Person",))]
+    assert parse("%{ENTITIES limit=200 types=[Person]}") == [Slot("entities", 200, ("Person",))]
 
 
 @pytest.mark.parametrize(
@@ -38,8 +38,8 @@ def test_defaults_aliases_and_caps() -> None:
         ("%{edges %{entities}}", "never closed"),
         ("%{}", "empty variable"),
         ("%{memories}", "unknown variable %{memories}"),
-        ("%{edges limit=0}", "limit must be an integer from 1 to 1000"),
-        ("%{edges limit=1001}", "limit must be an integer from 1 to 1000"),
+        ("%{edges limit=0}", "limit must be an integer from 1 to 200"),
+        ("%{edges limit=201}", "limit must be an integer from 1 to 200"),
         ("%{edges limit=ten}", "limit must be an integer"),
         ("%{observations types=[A]}", "does not take types"),
         ("%{user_summary limit=2}", "does not take limit"),
@@ -48,6 +48,9 @@ def test_defaults_aliases_and_caps() -> None:
         ("%{edges include_attributes=yes}", "include_attributes must be true or false"),
         ("%{edges limit=2 limit=3}", "sets limit twice"),
         ("%{edges limit}", "cannot read the parameters"),
+        # What one render may cost (issue 47, item 7).
+        ("%{episodes limit=1}" * 21, "21 variables; a template holds at most 20"),
+        ("%{edges limit=150} %{entities limit=51}", "limits add up to 201; at most 200"),
     ],
 )
 def test_errors_name_the_template_and_say_what_is_wrong(template: str, message: str) -> None:

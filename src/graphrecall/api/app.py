@@ -156,6 +156,7 @@ def create_app(
             app.include_router(router, prefix=prefix, include_in_schema=documented)
     for prefix, _ in prefixes:
         _add_unbuilt_routes(app, prefix, ZEP_ROUTERS, ZEP_V4_ROUTES, "Zep v4")
+        _refuse_other_methods_on_literals(app, prefix)
     # -- Zep v3 (zep-cloud 3.x clients) under /api/v2: a translation onto the v4 services --
     for router in zep_v3.ROUTERS:
         app.include_router(router, prefix=zep_v3.PREFIX, include_in_schema=False)
@@ -188,6 +189,42 @@ def _start_store_copies(store: Store, done: threading.Event) -> None:
         log.warning("could not start building the store's in-memory copies", exc_info=True)
     finally:
         done.set()
+
+
+def _refuse_other_methods_on_literals(app: FastAPI, prefix: str) -> None:
+    """``GET /users/list`` is 405 (``Allow: POST``), not ``GET /users/{user_uuid}``
+    answering 400 "not a valid UUID: 'list'": a path whose last segment is a literal of
+    some route (``list``, ``lookup``, ...) is that route's, whatever the method; a method
+    it does not take is 405. Only where the twin's parameter is a uuid, so no id a client
+    chose (a document's) is ever read as a literal."""
+    built: dict[str, set[str]] = {}
+    for router in ZEP_ROUTERS:
+        for route in router.routes:
+            if isinstance(route, APIRoute):
+                built.setdefault(route.path, set()).update(route.methods or ())
+    for path, methods in built.items():
+        parent, _, last = path.rpartition("/")
+        if "{" in last:
+            continue
+        twins = [
+            other_methods
+            for other, other_methods in built.items()
+            if other.rpartition("/")[0] == parent
+            and re.fullmatch(r"\{[a-z_]*uuid\}", other.rpartition("/")[2])
+        ]
+        allow = ", ".join(sorted(methods))
+        for method in sorted(set().union(*twins) - methods) if twins else ():
+
+            async def refused(request: Request, _allow: str = allow) -> JSONResponse:
+                response = errors.error_response(
+                    request, 405, "method_not_allowed", "Method Not Allowed"
+                )
+                response.headers["Allow"] = _allow
+                return response
+
+            app.add_api_route(prefix + path, refused, methods=[method], include_in_schema=False)
+            # Before the routers, whose parameter route would match the literal first.
+            app.router.routes.insert(0, app.router.routes.pop())
 
 
 def _add_unbuilt_routes(

@@ -19,6 +19,8 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context as ToolContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -367,7 +369,20 @@ def build(resolve: Resolver) -> MCPServer[Any]:
         return memory_call(ctx, "memory.revert", params)
 
     _graph_tools(server, resolve)
+    _no_prompts(server)
     return server
+
+
+def _no_prompts(server: MCPServer[Any]) -> None:
+    """graphrecall offers no prompts, so every ``prompts/get`` names an unknown one: that
+    is the caller's invalid params (-32602, as the MCP specification says), not the
+    library's error code 0."""
+
+    async def get_prompt(name: str, arguments: Any = None, context: Any = None) -> Any:
+        raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}")
+
+    # The library's handler calls server.get_prompt; this instance's answers instead.
+    server.get_prompt = get_prompt  # type: ignore[method-assign]
 
 
 def _graph_tools(server: MCPServer[Any], resolve: Resolver) -> None:

@@ -6,6 +6,7 @@ rejected with the offending field named before anything is written.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any, Literal
 
@@ -26,9 +27,22 @@ from graphrecall.domain.models import EpisodeSource, Role
 Scalar = str | int | float | bool
 
 
+def _check_object_size(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A free JSON object is at most ``MAX_JSON_OBJECT_BYTES`` as compact UTF-8 JSON."""
+    if value is None:
+        return None
+    size = len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+    if size > limits.MAX_JSON_OBJECT_BYTES:
+        raise ValueError(
+            f"{size:,} bytes as JSON; at most {limits.MAX_JSON_OBJECT_BYTES:,} are allowed"
+        )
+    return value
+
+
 def _check_metadata(value: dict[str, Any] | None) -> dict[str, Any] | None:
     if value is None:
         return None
+    _check_object_size(value)
     if len(value) > limits.MAX_METADATA_KEYS:
         raise ValueError(f"at most {limits.MAX_METADATA_KEYS} metadata keys are allowed")
     for key, item in value.items():
@@ -42,8 +56,38 @@ def _check_metadata(value: dict[str, Any] | None) -> dict[str, Any] | None:
     return value
 
 
+def _text(cap: int) -> Any:
+    return Field(max_length=cap)
+
+
+# The free-text fields, each with its cap (domain/limits.py; the table in docs/api.md).
+# Every body model below uses these types, so a cap is declared once and a too-long value
+# is a 400 naming the field wherever it appears.
+def _check_terms(value: str) -> str:
+    problem = validation.term_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
 Metadata = Annotated[dict[str, Any] | None, AfterValidator(_check_metadata)]
+# A search or context query: its length, and (a cost cap) its distinct words.
+QUERY_TERMS = AfterValidator(_check_terms)
+SearchQuery = Annotated[str, Field(max_length=8192), QUERY_TERMS]
+JsonObject = Annotated[dict[str, Any] | None, AfterValidator(_check_object_size)]
 Name = Annotated[str, Field(min_length=1, max_length=limits.MAX_NAME_CHARS)]
+OptionalName = Annotated[str | None, _text(limits.MAX_NAME_CHARS)]
+PersonName = Annotated[str | None, _text(limits.MAX_PERSON_NAME_CHARS)]
+Email = Annotated[str | None, _text(limits.MAX_EMAIL_CHARS)]
+Description = Annotated[str | None, _text(limits.MAX_DESCRIPTION_CHARS)]
+Summary = Annotated[str | None, _text(limits.MAX_SUMMARY_CHARS)]
+Label = Annotated[str, Field(min_length=1, max_length=limits.MAX_LABEL_CHARS)]
+Labels = Annotated[list[Label] | None, Field(max_length=limits.MAX_LABELS)]
+SourceDescription = Annotated[str | None, _text(limits.MAX_SOURCE_DESCRIPTION_CHARS)]
+TimeZone = Annotated[str | None, _text(limits.MAX_TIME_ZONE_CHARS)]
+Timestamp = Annotated[str | None, _text(limits.MAX_TIMESTAMP_CHARS)]
+DocumentId = Annotated[str | None, _text(limits.MAX_DOCUMENT_ID_CHARS)]
+Guidance = Annotated[str | None, _text(limits.MAX_GUIDANCE_CHARS)]
 _UPPER_SNAKE = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$")
 
 
@@ -54,51 +98,53 @@ def _check_fact_name(value: str) -> str:
 
 
 class Input(BaseModel):
-    # Unknown keys are ignored so newer clients keep working against this server.
-    model_config = ConfigDict(extra="ignore")
+    # Unknown keys are ignored so newer clients keep working against this server. Strict:
+    # "7" is not a number and "true" not a boolean (a client sending them has a bug the
+    # server should name, not hide); bodies are JSON, which has both.
+    model_config = ConfigDict(extra="ignore", strict=True)
 
 
 class UserCreate(Input):
-    user_id: Annotated[str | None, Field(max_length=limits.MAX_USER_ID_CHARS)] = None
-    email: str | None = None
-    first_name: str | None = None
-    last_name: str | None = None
+    user_id: Annotated[str | None, Field(min_length=1, max_length=limits.MAX_USER_ID_CHARS)] = None
+    email: Email = None
+    first_name: PersonName = None
+    last_name: PersonName = None
     metadata: Metadata = None
-    time_zone: str | None = None
+    time_zone: TimeZone = None
     disable_default_ontology: bool | None = None
-    content_policy: dict[str, Any] | None = None
+    content_policy: JsonObject = None
 
 
 class UserUpdate(Input):
-    email: str | None = None
-    first_name: str | None = None
-    last_name: str | None = None
+    email: Email = None
+    first_name: PersonName = None
+    last_name: PersonName = None
     metadata: Metadata = None
-    time_zone: str | None = None
+    time_zone: TimeZone = None
     disable_default_ontology: bool | None = None
 
 
 class GraphCreate(Input):
-    name: Annotated[str | None, Field(max_length=limits.MAX_NAME_CHARS)] = None
-    description: str | None = None
-    time_zone: str | None = None
-    content_policy: dict[str, Any] | None = None
+    name: OptionalName = None
+    description: Description = None
+    time_zone: TimeZone = None
+    content_policy: JsonObject = None
 
 
 class GraphUpdate(Input):
-    name: Annotated[str | None, Field(max_length=limits.MAX_NAME_CHARS)] = None
-    description: str | None = None
-    time_zone: str | None = None
+    name: OptionalName = None
+    description: Description = None
+    time_zone: TimeZone = None
 
 
 class EpisodeCreate(Input):
     # ``type`` is declared first so the ``data`` validator can see it.
     type: EpisodeSource = "text"
     data: Annotated[str, Field(min_length=1, max_length=limits.MAX_EPISODE_CHARS)]
-    source_description: str | None = None
-    reference_time: str | None = None
+    source_description: SourceDescription = None
+    reference_time: Timestamp = None
     metadata: Metadata = None
-    document_id: str | None = None
+    document_id: DocumentId = None
     strict_ontology: bool | None = None
 
     @field_validator("data")
@@ -117,9 +163,9 @@ class EpisodeCreate(Input):
 class MessageCreate(Input):
     role: Role
     content: Annotated[str, Field(min_length=1, max_length=limits.MAX_MESSAGE_CHARS)]
-    name: str | None = None
+    name: OptionalName = None
     metadata: Metadata = None
-    reference_time: str | None = None
+    reference_time: Timestamp = None
     uuid: None = Field(default=None, description="reserved; must be unset")
 
 
@@ -138,9 +184,9 @@ class NodeRef(Input):
 
     uuid: str | None = None
     name: Annotated[str | None, Field(min_length=1, max_length=limits.MAX_NAME_CHARS)] = None
-    labels: list[str] | None = None
-    summary: str | None = None
-    attributes: dict[str, Any] | None = None
+    labels: Labels = None
+    summary: Summary = None
+    attributes: JsonObject = None
 
     @model_validator(mode="before")
     @classmethod
@@ -159,9 +205,9 @@ class NodeRef(Input):
 
 class NodeCreate(Input):
     name: Name
-    label: str | None = None
-    summary: str | None = None
-    attributes: dict[str, Any] | None = None
+    label: Annotated[str | None, _text(limits.MAX_LABEL_CHARS)] = None
+    summary: Summary = None
+    attributes: JsonObject = None
     metadata: Metadata = None
 
 
@@ -171,8 +217,8 @@ class NodesAdd(Input):
 
 class NodeUpdate(Input):
     name: Name | None = None
-    summary: str | None = None
-    attributes: dict[str, Any] | None = None
+    summary: Summary = None
+    attributes: JsonObject = None
 
 
 class EdgeCreate(Input):
@@ -180,11 +226,11 @@ class EdgeCreate(Input):
     fact_name: Annotated[str, Field(max_length=100), AfterValidator(_check_fact_name)]
     source_node: NodeRef
     target_node: NodeRef
-    attributes: dict[str, Any] | None = None
+    attributes: JsonObject = None
     metadata: Metadata = None
-    valid_at: str | None = None
-    invalid_at: str | None = None
-    expired_at: str | None = None
+    valid_at: Timestamp = None
+    invalid_at: Timestamp = None
+    expired_at: Timestamp = None
 
 
 class EdgesAdd(Input):
@@ -206,11 +252,11 @@ class HyperedgeAdd(Input):
     edges: Annotated[
         list[HyperedgeMember], Field(min_length=2, max_length=limits.MAX_EDGES_PER_CALL)
     ]
-    attributes: dict[str, Any] | None = None
+    attributes: JsonObject = None
     metadata: Metadata = None
-    valid_at: str | None = None
-    invalid_at: str | None = None
-    expired_at: str | None = None
+    valid_at: Timestamp = None
+    invalid_at: Timestamp = None
+    expired_at: Timestamp = None
 
 
 class HyperedgeUpdate(Input):
@@ -219,15 +265,16 @@ class HyperedgeUpdate(Input):
 
 class EdgeUpdate(Input):
     fact: Annotated[str | None, Field(min_length=1, max_length=limits.MAX_EPISODE_CHARS)] = None
-    attributes: dict[str, Any] | None = None
+    attributes: JsonObject = None
 
 
+# Merged into the stored metadata, so its key count and shape are checked by the service.
 class EpisodeUpdate(Input):
-    metadata: dict[str, Any] | None = None
+    metadata: JsonObject = None
 
 
 class MessageUpdate(Input):
-    metadata: dict[str, Any] | None = None
+    metadata: JsonObject = None
 
 
 Direction = Literal["in", "out", "both"]
@@ -235,12 +282,12 @@ Direction = Literal["in", "out", "both"]
 
 class UserGroupCreate(Input):
     name: Name
-    description: Annotated[str | None, Field(max_length=limits.MAX_EPISODE_CHARS)] = None
+    description: Description = None
 
 
 class UserGroupUpdate(Input):
     name: Name | None = None
-    description: Annotated[str | None, Field(max_length=limits.MAX_EPISODE_CHARS)] = None
+    description: Description = None
     expected_version: Annotated[int | None, Field(ge=1)] = None
 
 
@@ -267,9 +314,9 @@ class BatchItemInput(Input):
     graph_uuid: str | None = None
     user_uuid: str | None = None
     thread_uuid: str | None = None
-    document_id: Annotated[str | None, Field(max_length=limits.MAX_DOCUMENT_ID_CHARS)] = None
-    source_description: Annotated[str | None, Field(max_length=limits.MAX_NAME_CHARS)] = None
-    reference_time: str | None = None
+    document_id: DocumentId = None
+    source_description: SourceDescription = None
+    reference_time: Timestamp = None
     metadata: Metadata = None
 
 

@@ -145,6 +145,21 @@ def check_text(value: str, *, param: str, what: str = "text") -> str:
     return value
 
 
+_WORD = re.compile(r"\w+")
+
+
+def term_problem(text: str, cap: int = limits.MAX_QUERY_TERMS) -> str | None:
+    """Why ``text`` is too costly a query (more than ``cap`` distinct words), or ``None``.
+    Each distinct word is a lexical lookup and a time-phrase candidate; the count stops
+    at the first word past the cap, so a long text costs no more than a short one here."""
+    seen: set[str] = set()
+    for match in _WORD.finditer(text):
+        seen.add(match.group().lower())
+        if len(seen) > cap:
+            return f"more than {cap} distinct words; a query holds at most {cap}"
+    return None
+
+
 def check_int(value: int, *, param: str) -> int:
     """``value`` when it fits a signed 64-bit integer, else :class:`BadRequest`."""
     if not INT64_MIN <= value <= INT64_MAX:

@@ -32,23 +32,32 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
-from graphrecall.ingest import derive, documents, graph_writes, temporal, trace, webhooks
+from graphrecall.ingest import (
+    derive,
+    documents,
+    graph_writes,
+    speakers,
+    temporal,
+    trace,
+    webhooks,
+)
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.embedding import embed_records, episode_vector_texts, text_of
 from graphrecall.ingest.resolution import (
     EntityResolver,
-    contradicted_by,
     find_restatement,
-    invalidate,
+    resolve_contradictions,
 )
 from graphrecall.ml import json_facts
 from graphrecall.ml.embedder import EmbedderUnavailable
 from graphrecall.ml.extraction import (
+    MAX_NAME_CHARS,
     EdgeType,
     EntityType,
     ExtractedFact,
     Extraction,
     ExtractionInput,
+    bounded,
 )
 
 log = logging.getLogger(__name__)
@@ -98,6 +107,8 @@ class _Batch:
     episodes: list[Episode]
     first: int  # index of its first episode in the run
     outcome: Outcome = field(default_factory=Outcome)
+    failed: list[dict[str, str]] = field(default_factory=list)  # left unprocessed, and why
+    unextracted: list[dict[str, str]] = field(default_factory=list)  # processed without facts
 
 
 def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
@@ -138,6 +149,9 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
         or (project.default_time_zone if project else None)
     )
     inputs = [_input(e, graph, user, user_node, ontology) for e in episodes]
+    read_as = [_turns(e, item, user, user_node) for e, item in zip(episodes, inputs, strict=True)]
+    parts = [p for p, _ in read_as]
+    voices = [who for _, who in read_as]
     # Debug logging on: what is done with each episode is recorded (ingest/trace.py).
     recorders = (
         [trace.Recorder(e) for e in episodes] if trace.enabled(store, graph.project_uuid) else []
@@ -156,11 +170,30 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
                     to_extract.remove(i)
                     if recorders:
                         recorders[i].extraction(inputs[i], read, "JSON record, by its keys")
+    # Episodes whose extraction failed (index -> why): they stay unprocessed and their
+    # task fails naming them, so a retry redoes them; the rest of the run goes on.
+    failed: dict[int, str] = {}
     if ctx.extractor is not None and to_extract:
-        results = ctx.extractor.extract([inputs[i] for i in to_extract])
-        extractions.update(zip(to_extract, results, strict=True))
-        for i, result in zip(to_extract, results, strict=True) if recorders else ():
-            recorders[i].extraction(inputs[i], result, type(ctx.extractor).__name__)
+        # A text written as a chat is read turn by turn, each as its speaker's message.
+        flat = [(i, part) for i in to_extract for part in parts[i]]
+        results = _extract(ctx, [part for _, part in flat])
+        for i in to_extract:
+            mine = [r for (j, _), r in zip(flat, results, strict=True) if j == i]
+            why = [r for r in mine if isinstance(r, str)]
+            if why:
+                failed[i] = why[0]
+                continue
+            extractions[i] = _merged([r for r in mine if not isinstance(r, str)])
+            if recorders:
+                how = type(ctx.extractor).__name__
+                if len(parts[i]) > 1 or parts[i][0] is not inputs[i]:
+                    who = ", ".join(dict.fromkeys(str(p.speaker) for p in parts[i]))
+                    how += f"; read as {len(parts[i])} speaker turn(s) of {who}"
+                recorders[i].extraction(inputs[i], extractions[i], how)
+    for i in list(extractions):
+        extractions[i], notes = bounded(extractions[i])
+        for note in notes if recorders else ():
+            recorders[i].log("warning", f"extraction bounded: {note}")
     for i, episode in enumerate(episodes) if recorders else ():
         if episode.uuid in skip:
             recorders[i].log("info", "extraction skipped: the message's role is ignored")
@@ -180,38 +213,29 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
     try:
         for batch in batches:
             strict = bool(batch.task.payload.get("strict_ontology"))
+            commit = _Commit(
+                ctx, graph, resolver, ontology, strict, tz, hook, vectors, episode_texts, unembedded
+            )
             for i, episode in enumerate(batch.episodes, start=batch.first):
-                # Counted only once committed: a failed episode leaves no trace.
-                outcome = Outcome()
+                if i in failed:
+                    batch.failed.append({"uuid": episode.uuid, "error": failed[i]})
+                    continue
                 rec = recorders[i] if recorders else None
-                with trace.failure_logged(store, graph.uuid, rec), store.transaction():
-                    current = store.get(Episode, episode.uuid, {"graph_uuid": graph.uuid})
-                    if current is None or current.processed:
-                        # Done meanwhile by a worker that took this task over when this
-                        # one's lease ran out (or deleted): applying it again would double it.
-                        continue
-                    extraction = extractions.get(i)
-                    if extraction is not None:
-                        _apply(
-                            ctx,
-                            graph,
-                            episode,
-                            inputs[i],
-                            extraction,
-                            resolver,
-                            ontology,
-                            strict,
-                            outcome,
-                            tz,
-                            rec,
-                        )
-                    _store_vectors(ctx, vectors, [episode], {}, episode_texts)
-                    _store_vectors(ctx, vectors, outcome.fresh, unembedded)
-                    store.update(episode.model_copy(update={"processed": True}))
-                    if rec is not None:
-                        rec.write(store, graph.uuid)
-                    if hook is not None:
-                        webhooks.episode_processed(store, hook, episode)
+                try:
+                    outcome = commit.episode(episode, inputs[i], voices[i], extractions.get(i), rec)
+                except Exception as exc:
+                    if extractions.get(i) is None:
+                        raise
+                    # Applying what was read from this episode failed (its transaction
+                    # rolled back): it is kept without its facts rather than left
+                    # unprocessed for good, since a retry would fail the same way.
+                    log.exception("episode %s: applying its extraction failed", episode.uuid)
+                    resolver.forget()
+                    # Its debug log (when on) was written with the error by failure_logged.
+                    outcome = commit.episode(episode, inputs[i], voices[i], None, None)
+                    batch.unextracted.append(
+                        {"uuid": episode.uuid, "error": f"{type(exc).__name__}: {exc}"[:500]}
+                    )
                 batch.outcome.add(outcome)
     finally:
         # What the run changed, with its final text, in one embedding call. (Also after a
@@ -225,9 +249,85 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
             "edges_created": b.outcome.edges_created,
             "edges_merged": b.outcome.edges_merged,
             "edges_invalidated": b.outcome.edges_invalidated,
+            # What went wrong with some of its episodes (ingest/worker.py fails the task
+            # over ``failed_episodes``; ``unextracted`` ones are processed without facts).
+            **({"failed_episodes": b.failed} if b.failed else {}),
+            **({"unextracted_episodes": b.unextracted} if b.unextracted else {}),
         }
         for b in batches
     ]
+
+
+def _extract(ctx: IngestContext, items: list[ExtractionInput]) -> list[Extraction | str]:
+    """Each item's extraction, or why it failed. One call for all; when that fails, one
+    call each, so an episode the extractor cannot read does not hold back the others."""
+    assert ctx.extractor is not None
+    try:
+        return list(ctx.extractor.extract(items))
+    except Exception as exc:
+        if len(items) == 1:
+            log.warning("extraction failed: %s", exc)
+            return [f"extraction failed: {type(exc).__name__}: {exc}"[:500]]
+        log.warning("extracting %d episodes failed; extracting them one by one", len(items))
+    return [_extract(ctx, [item])[0] for item in items]
+
+
+@dataclass
+class _Commit:
+    """What one run's episodes are committed with."""
+
+    ctx: IngestContext
+    graph: Graph
+    resolver: EntityResolver
+    ontology: dict[str, Any]
+    strict: bool
+    tz: str | None
+    hook: dict[str, Any] | None
+    vectors: Vectors
+    episode_texts: Mapping[str, str]
+    unembedded: dict[str, Edge]  # the run's edges whose text was not embedded up front
+
+    def episode(
+        self,
+        episode: Episode,
+        item: ExtractionInput,
+        voices: dict[str, bool],
+        extraction: Extraction | None,
+        rec: trace.Recorder | None,
+    ) -> Outcome:
+        """Apply ``extraction`` to ``episode`` and mark it processed, in one transaction.
+        Its outcome is counted only once committed: a failed episode leaves no trace."""
+        ctx, graph, store = self.ctx, self.graph, self.ctx.store
+        outcome = Outcome()
+        with trace.failure_logged(store, graph.uuid, rec), store.transaction():
+            current = store.get(Episode, episode.uuid, {"graph_uuid": graph.uuid})
+            if current is None or current.processed:
+                # Done meanwhile by a worker that took this task over when this one's
+                # lease ran out (or deleted): applying it again would double it.
+                return outcome
+            if extraction is not None:
+                _apply(
+                    ctx,
+                    graph,
+                    episode,
+                    item,
+                    voices,
+                    extraction,
+                    self.resolver,
+                    self.ontology,
+                    self.strict,
+                    outcome,
+                    self.tz,
+                    rec,
+                )
+            _store_vectors(ctx, self.vectors, [episode], {}, self.episode_texts)
+            _store_vectors(ctx, self.vectors, outcome.fresh, self.unembedded)
+            store.update(episode.model_copy(update={"processed": True}))
+            if rec is not None:
+                rec.write(store, graph.uuid)
+            if self.hook is not None:
+                webhooks.episode_processed(store, self.hook, episode)
+        return outcome
 
 
 Vectors = dict[str, Any]  # text -> its vector (numpy row)
@@ -340,6 +440,11 @@ def _input(
     ontology: dict[str, Any],
 ) -> ExtractionInput:
     speaker, _ = speaker_of(episode, user, user_node)
+    if speaker is not None and len(speaker) > MAX_NAME_CHARS:
+        # Stored before names were capped: the speaker is still a name the extraction
+        # can keep (bounded() would drop every fact about it).
+        log.info("episode %s: speaker name cut to %d characters", episode.uuid, MAX_NAME_CHARS)
+        speaker = speaker[:MAX_NAME_CHARS].rstrip()
     text = episode.content
     if episode.source == "json":
         text = json_to_text(episode.content)
@@ -351,6 +456,63 @@ def _input(
         entity_types=[EntityType(**t) for t in _types(ontology, "entity_types")],
         edge_types=[EdgeType(**t) for t in _types(ontology, "edge_types")],
     )
+
+
+def _turns(
+    episode: Episode, item: ExtractionInput, user: User | None, user_node: Node | None
+) -> tuple[list[ExtractionInput], dict[str, bool]]:
+    """What the extractor reads of an episode, and its speakers (name -> whether the
+    speaker is the graph's user). A text written as a chat ("Bob: I moved to Berlin",
+    "[Bob] ...", or a log of such lines: ``ingest/speakers.py``) is read as its speakers'
+    messages, one extraction input per turn; a message that repeats its own speaker's
+    name as a prefix is read without it."""
+    if episode.source == "message":
+        is_user = user_node is not None and item.speaker == user_node.name
+        text = speakers.strip_own_prefix(item.text, episode.role_name or item.speaker)
+        own = item if text == item.text else item.model_copy(update={"text": text})
+        return [own], ({item.speaker: is_user} if item.speaker else {})
+    found = speakers.turns(item.text) if episode.source == "text" else None
+    if not found:
+        return [item], {}
+    out: list[ExtractionInput] = []
+    who: dict[str, bool] = {}
+    for turn in found:
+        name, is_user = turn.speaker, False
+        if turn.role == "assistant":
+            label = "Assistant"
+        else:
+            label = "Person"
+            if user_node is not None and _names_user(turn.speaker, user, user_node):
+                name, is_user = user_node.name, True
+        if label == "Person":
+            who[name] = is_user
+        out.append(
+            item.model_copy(update={"text": turn.text, "speaker": name, "speaker_label": label})
+        )
+    return out, who
+
+
+def _names_user(name: str, user: User | None, user_node: Node) -> bool:
+    """ "Alice", "alice-42" or "User" written as the speaker of a user's graph's text."""
+    known = {user_node.name.casefold(), *speakers.USERS}
+    if user is not None:
+        known |= {x.casefold() for x in (user.first_name, user.user_id) if x}
+    return name.casefold() in known or name.split()[0].casefold() in known
+
+
+def _merged(results: list[Extraction]) -> Extraction:
+    """The extractions of one episode's turns as one (each entity once, by name)."""
+    if len(results) == 1:
+        return results[0]
+    entities: dict[str, Any] = {}
+    facts = []
+    for result in results:
+        for entity in result.entities:
+            known = entities.setdefault(entity.name.casefold(), entity)
+            if known.label is None and entity.label:
+                known.label = entity.label
+        facts.extend(result.facts)
+    return Extraction(entities=list(entities.values()), facts=facts)
 
 
 def _types(ontology: dict[str, Any], key: str) -> list[dict[str, str]]:
@@ -419,6 +581,7 @@ def _apply(
     graph: Graph,
     episode: Episode,
     item: ExtractionInput,
+    voices: dict[str, bool],
     extraction: Extraction,
     resolver: EntityResolver,
     ontology: dict[str, Any],
@@ -428,15 +591,11 @@ def _apply(
     rec: trace.Recorder | None = None,
 ) -> None:
     store = ctx.store
-    speaker_is_user = (
-        item.speaker is not None
-        and resolver.user_node is not None
-        and (item.speaker == resolver.user_node.name)
-    )
     nodes: dict[str, Node] = {}
     for entity in extraction.entities:
         keep, labels = map_label(entity.label, ontology, strict)
-        is_speaker = item.speaker is not None and entity.name == item.speaker
+        is_speaker = entity.name in voices
+        speaker_is_user = voices.get(entity.name, False)
         if not keep and not is_speaker:
             if rec is not None:
                 rec.entity_dropped(entity.name, entity.label, "not a type of the ontology (strict)")
@@ -487,9 +646,13 @@ def _apply(
                 store.update(restated)
             outcome.edges_merged += 1
             final = restated
-            changed: list[Edge] = []
+            changed: list[tuple[Edge, str]] = []
+            notes = []
         else:
-            edge, changed = invalidate(store, edge, contradicted_by(store, graph.uuid, edge))
+            resolved = resolve_contradictions(
+                store, episode, edge, target=fact.target, past=fact.past, also=fact.also
+            )
+            edge, changed, notes = resolved.edge, resolved.retired, resolved.notes
             graph_writes.insert_edges(store, [edge])
             store.link_episodes(Edge, graph.uuid, edge.uuid, [episode.uuid])
             outcome.edges_created += 1
@@ -504,6 +667,7 @@ def _apply(
                 merged=restated is not None,
                 invalidated=changed,
                 times=trace.times_explained(fact, final, episode),
+                notes=notes,
             )
         new_facts.append(final)
         touched.update(dict.fromkeys((final.source_node_uuid, final.target_node_uuid)))
@@ -528,8 +692,7 @@ def _apply(
             resolver.refresh(updated)
             if text_of(updated) != text_of(node):  # re-embed only when its text changed
                 outcome.touch(updated)
-    speakers = [item.speaker] if item.speaker else []
-    summary = derive.thread_summary(store, episode, new_facts, speakers)
+    summary = derive.thread_summary(store, episode, new_facts, list(voices))
     if summary is not None:
         outcome.touch(summary)
     documents.summarise(store, episode, new_facts)

@@ -5,12 +5,15 @@ normalisation (case, spacing, a leading "the"); a bare first name reuses the one
 node whose first name it is; the speaker of a user's message is the user's own node.
 
 Facts: a restatement (same source, relation and target, and no conflicting date) adds the
-episode to the existing edge. A new fact in an exclusive relation group (where someone
-lives, whom they work for, what their job is) invalidates the live facts of the same group
-about the same source entity with another target: ``invalid_at`` = the new fact's
-``valid_at``, ``expired_at`` = now. A negated relation ("NOT_LIKES") contradicts its
-positive form for the same pair and vice versa. Only facts that share the source entity
-are ever candidates, so unrelated facts never retire each other.
+episode to the existing edge. A new fact of a relation that holds one value at a time
+(where someone lives, whom they work for, their job, partner, age, status: the table and
+the decisions are in ``ingest/single_valued.py``) retires the older value of the same
+source entity, and an ending ("left Acme") the value it names: the retired edge gets
+``invalid_at`` (when it stopped being true), ``expired_at`` (now) and, in its
+``attributes``, the episode and edge that retired it and why. A negated relation
+("NOT_LIKES") contradicts its positive form for the same pair and vice versa. Only facts
+that share the source entity are ever candidates, so unrelated facts never retire each
+other.
 """
 
 from __future__ import annotations
@@ -20,55 +23,11 @@ from dataclasses import dataclass
 
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
-from graphrecall.domain.models import Edge, Node
+from graphrecall.domain.models import Edge, Episode, Node
 from graphrecall.domain.predicates import HasAnyLabel
-from graphrecall.ingest import graph_writes
+from graphrecall.ingest import graph_writes, single_valued
 from graphrecall.store.base import Store
 
-EXCLUSIVE_GROUPS: dict[str, frozenset[str]] = {
-    "residence": frozenset(
-        {
-            "LIVES_IN",
-            "MOVES_TO",
-            "RELOCATES_TO",
-            "MOVES_BACK_TO",
-            "RESIDES_IN",
-            "LIVES_AT",
-            "MOVES_INTO",
-            "IS_BASED_IN",
-        }
-    ),
-    "employer": frozenset(
-        {
-            "WORKS_AT",
-            "WORKS_FOR",
-            "IS_EMPLOYED_BY",
-            "JOINS",
-            "STARTS_AT",
-            "WORKS_WITH_COMPANY",
-            "STARTS_WORKING_AT",
-            "STARTS_WORKING_FOR",
-            "GETS_JOB_AT",
-            "IS_HIRED_BY",
-        }
-    ),
-    "occupation": frozenset({"WORKS_AS", "IS_EMPLOYED_AS"}),
-    "partner": frozenset({"IS_MARRIED_TO", "MARRIES", "IS_ENGAGED_TO"}),
-}
-# A move ends every phrasing of the old home, also those outside the group ("lives
-# near the university" says where home is without naming it).
-MOVES = frozenset({"MOVES_TO", "RELOCATES_TO", "MOVES_BACK_TO", "MOVES_INTO"})
-NEAR_HOME = frozenset({"LIVES_NEAR", "LIVES_CLOSE_TO", "LIVES_NEXT_TO", "LIVES_BY", "LIVES_AROUND"})
-# Facts that end one of the group's facts about the same target ("left Acme Corp").
-ENDINGS = {
-    "LEAVES": "employer",
-    "QUITS": "employer",
-    "RESIGNS_FROM": "employer",
-    "MOVES_FROM": "residence",
-    "MOVES_OUT_OF": "residence",
-    "DIVORCES": "partner",
-}
-GROUP_OF = {rel: group for group, rels in EXCLUSIVE_GROUPS.items() for rel in rels}
 _THE = re.compile(r"^the\s+", re.I)
 
 
@@ -111,6 +70,12 @@ class EntityResolver:
             self.store.update(node)
         self._cache[key] = node
         return node
+
+    def forget(self) -> None:
+        """Drop what it knows: after a rolled-back episode, its cache may hold nodes that
+        were never committed, or copies of nodes changed only in that transaction."""
+        self._cache.clear()
+        self.created.clear()
 
     def refresh(self, node: Node) -> None:
         """Replace cached copies of a node that was updated elsewhere (e.g. its summary)."""
@@ -186,59 +151,168 @@ def find_restatement(
     return None
 
 
-def contradicted_by(store: Store, graph_uuid: str, edge: Edge) -> list[Edge]:
-    """Live edges about the same source that ``edge`` contradicts: another target in
-    its exclusive group; for a move, also every other phrasing of a home ("lives near
-    the university"); for an ending ("left Acme Corp"), the group's facts with the same
-    target; the negated form for the same pair."""
-    group = GROUP_OF.get(edge.name)
-    names = set(EXCLUSIVE_GROUPS[group]) if group else set()
-    if edge.name in MOVES:
-        names |= NEAR_HOME
-    ended = ENDINGS.get(edge.name)
-    if ended is not None:
-        names |= EXCLUSIVE_GROUPS[ended]
-    names.add(negation_pair(edge.name))
-    out = []
-    for existing in store.find(
-        Edge,
-        {
-            "graph_uuid": graph_uuid,
-            "source_node_uuid": edge.source_node_uuid,
-            "name": sorted(names),
-            "expired_at": None,
-        },
-    ):
-        if existing.uuid == edge.uuid or existing.invalid_at is not None:
-            continue
-        same_target = existing.target_node_uuid == edge.target_node_uuid
-        if existing.name == negation_pair(edge.name) or (
-            ended is not None and existing.name in EXCLUSIVE_GROUPS[ended]
-        ):
-            if same_target:
-                out.append(existing)
-        elif not same_target:
-            out.append(existing)
+def _told(store: Store, graph_uuid: str, edges: list[Edge]) -> dict[str, tuple[str, list[str]]]:
+    """Each edge's told time (the reference time of the first episode that said it; an
+    edge added through the API without one: its ``valid_at`` or creation) and episodes."""
+    links = store.episodes_of(Edge, graph_uuid, [e.uuid for e in edges]) if edges else {}
+    wanted = sorted({u for uuids, _ in links.values() for u in uuids})
+    told = {
+        e.uuid: e.reference_time
+        for e in (store.find(Episode, {"graph_uuid": graph_uuid, "uuid": wanted}) if wanted else [])
+    }
+    out = {}
+    for edge in edges:
+        uuids = links.get(edge.uuid, ([], False))[0]
+        times = [told[u] for u in uuids if u in told]
+        first = min(times, key=lambda t: clock.parse_iso(t, param="t")) if times else None
+        out[edge.uuid] = (first or edge.valid_at or edge.created_at, uuids)
     return out
 
 
-def invalidate(store: Store, new: Edge, old: list[Edge]) -> tuple[Edge, list[Edge]]:
-    """Apply contradictions. An older fact ends when the new one starts; if the new fact is
-    in fact older than what we knew (out-of-order reports), the new fact is the one that
-    ended, when the known one started."""
-    changed: list[Edge] = []
+def _known(edge: Edge, told_at: str, target: str, **more: object) -> single_valued.Known:
+    return single_valued.Known(
+        uuid=edge.uuid,
+        relation=edge.name,
+        target_uuid=edge.target_node_uuid,
+        target=target,
+        fact=edge.fact,
+        valid_at=edge.valid_at,
+        told_at=told_at,
+        arrived_at=edge.created_at,
+        explicit=edge.valid_at is not None and edge.valid_at != told_at,
+        invalid_at=edge.invalid_at,
+        **more,  # type: ignore[arg-type]
+    )
+
+
+@dataclass
+class Resolved:
+    edge: Edge  # the new edge, ended already if it turned out to be history
+    retired: list[tuple[Edge, str]]  # the edges it retired, each with why
+    notes: list[str]  # what it did not retire, and why (traces)
+
+
+def resolve_contradictions(
+    store: Store,
+    episode: Episode,
+    edge: Edge,
+    *,
+    target: str,
+    past: bool = False,
+    also: bool = False,
+) -> Resolved:
+    """Apply the single-valued relations (``ingest/single_valued.py``) and negations to a
+    new edge of ``episode`` (not yet written): retire what it contradicts, and end the
+    new edge itself when it is history. Only live facts of the same source entity are
+    candidates, so unrelated facts never retire each other."""
     now = clock.now()
-    for existing in old:
-        new_start = new.valid_at or new.created_at
-        old_start = existing.valid_at or existing.created_at
-        if new.invalid_at is not None and new.invalid_at <= old_start:
-            continue  # "I lived in Hamburg until 2020" ended before the known fact began
-        if old_start <= new_start:
-            updated = existing.model_copy(
-                update={"invalid_at": new_start, "expired_at": now, "updated_at": now}
+    # Only readings that can retire or end something: a value of a slot that holds many
+    # at a time (HAS, OWNS) retires nothing, so its candidates are not even read.
+    readings = [
+        r
+        for r in single_valued.read(edge.name, target)
+        if r.slot.one_at_a_time or r.kind in ("end", "end_all")
+    ]
+    slots = {r.slot.name: r.slot for r in readings}
+    names: set[str] = {negation_pair(edge.name)}
+    for slot in slots.values():
+        names |= slot.relations() | slot.vague
+        if slot.values or slot.ends_all or slot.role_values:
+            names |= single_valued.COPULAS
+    found = [
+        e
+        for e in store.find(
+            Edge,
+            {
+                "graph_uuid": edge.graph_uuid,
+                "source_node_uuid": edge.source_node_uuid,
+                "name": sorted(names),
+                "expired_at": None,
+            },
+        )
+        if e.uuid != edge.uuid and e.invalid_at is None
+    ]
+    retire: dict[str, tuple[str, str]] = {}  # uuid -> (invalid_at, why)
+    notes: list[str] = []
+    new_end: tuple[str, str] | None = None
+    if readings:
+        targets = _names(store, edge.graph_uuid, [e.target_node_uuid for e in found])
+        # A candidate only when it reads as the same slot: a copula's fact when its target
+        # is a value of it, "joined" when its target is named.
+        candidates = [
+            e
+            for e in found
+            if any(
+                r.slot.name in slots
+                for r in single_valued.read(e.name, targets.get(e.target_node_uuid, ""))
             )
-            graph_writes.update_edge(store, updated)
-            changed.append(updated)
-        elif new.invalid_at is None or new.invalid_at > old_start:
-            new = new.model_copy(update={"invalid_at": old_start, "expired_at": now})
-    return new, changed
+        ]
+        told = _told(store, edge.graph_uuid, candidates)
+        new = _known(edge, episode.reference_time, target, past=past, also=also, same_episode=True)
+        new.explicit = edge.valid_at is not None and edge.valid_at != episode.reference_time
+        known = [
+            _known(
+                e,
+                told[e.uuid][0],
+                targets.get(e.target_node_uuid, ""),
+                same_episode=episode.uuid in told[e.uuid][1],
+            )
+            for e in candidates
+        ]
+        decision = single_valued.decide(new, known)
+        for r in decision.retire:
+            retire.setdefault(r.uuid, (r.invalid_at, r.reason))
+        if decision.new_invalid_at is not None:
+            new_end = (decision.new_invalid_at, decision.new_reason or "history")
+        notes = decision.notes
+    # A negated relation ("NOT_LIKES") and its positive form contradict each other for
+    # the same pair: the later statement holds.
+    negated = negation_pair(edge.name)
+    for existing in found:
+        if (
+            existing.name == negated
+            and existing.target_node_uuid == edge.target_node_uuid
+            and existing.uuid not in retire
+        ):
+            start = edge.valid_at or edge.created_at
+            old_start = existing.valid_at or existing.created_at
+            if old_start <= start:
+                retire[existing.uuid] = (start, f"negated by {edge.fact!r}")
+            elif new_end is None:
+                new_end = (old_start, f"{existing.fact!r} is newer and says the opposite")
+    by_uuid = {e.uuid: e for e in found}
+    changed: list[tuple[Edge, str]] = []
+    for uuid, (invalid_at, why) in retire.items():
+        old = by_uuid[uuid]
+        attributes = {
+            **(old.attributes or {}),
+            "invalidated_by_episode": episode.uuid,
+            "invalidated_by_edge": edge.uuid,
+            "invalidation_reason": why,
+        }
+        updated = old.model_copy(
+            update={
+                "invalid_at": invalid_at,
+                "expired_at": now,
+                "updated_at": now,
+                "attributes": attributes,
+            }
+        )
+        graph_writes.update_edge(store, updated)
+        changed.append((updated, why))
+    if new_end is not None and edge.invalid_at is None:
+        edge = edge.model_copy(
+            update={
+                "invalid_at": new_end[0],
+                "expired_at": now,
+                "attributes": {**(edge.attributes or {}), "invalidation_reason": new_end[1]},
+            }
+        )
+        notes.append(f"this fact is history: {new_end[1]}")
+    return Resolved(edge, changed, notes)
+
+
+def _names(store: Store, graph_uuid: str, uuids: list[str]) -> dict[str, str]:
+    if not uuids:
+        return {}
+    return {n.uuid: n.name for n in store.find(Node, {"graph_uuid": graph_uuid, "uuid": uuids})}

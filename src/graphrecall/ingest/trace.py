@@ -81,6 +81,9 @@ def _extracted_fact(fact: ExtractedFact, explanation: str | None = None) -> dict
     for key in ("valid_at", "invalid_at", "rule"):
         if getattr(fact, key) is not None:
             attributes[key] = getattr(fact, key)
+    for key in ("past", "also"):  # how it was told, when it matters (single values)
+        if getattr(fact, key):
+            attributes[key] = True
     out: dict[str, Any] = {
         "name": fact.relation,
         "fact": fact.fact,
@@ -215,8 +218,9 @@ class Recorder:
         edge: Edge,
         *,
         merged: bool,
-        invalidated: list[Edge],
+        invalidated: list[tuple[Edge, str]],
         times: str,
+        notes: list[str] | None = None,
     ) -> None:
         self.facts_kept += 1
         if merged:
@@ -227,19 +231,24 @@ class Recorder:
         else:
             reason = "new fact"
         reason += times
+        for note in notes or []:
+            reason += f"; {note}"
         self.edges.append(_edge(edge, reason))
         if not merged:
             self.new_edges.append(_edge(edge))
         self.log("info", f"fact {fact_line(fact)}: {reason}")
-        for old in invalidated:
-            why = f"contradicted by {edge.uuid} ({edge.name}: {edge.fact!r})"
+        for old, because in invalidated:
+            why = f"contradicted by {edge.uuid} ({edge.name}: {edge.fact!r}): {because}"
             self.invalidations.append(
                 {
                     "invalidated_edge_uuid": old.uuid,
                     "invalidating_edges": [{"uuid": edge.uuid, "explanation": why}],
                 }
             )
-            self.log("info", f"fact {old.uuid} ({old.fact!r}) invalidated: {why}")
+            self.log(
+                "info",
+                f"fact {old.uuid} ({old.fact!r}) invalidated (invalid_at {old.invalid_at}): {why}",
+            )
 
     # -- storing ---------------------------------------------------------------------------
 

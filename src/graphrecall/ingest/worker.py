@@ -145,6 +145,21 @@ def _finish(store: Store, task: Task, owner: str) -> Task:
 
 
 def _succeeded(store: Store, task: Task, result: dict[str, Any] | None, owner: str) -> Task:
+    failed = (result or {}).get("failed_episodes")
+    if failed:
+        # Some episodes could not be read (the others of the call were processed): the
+        # task fails naming them, so it shows and ``tasks retry`` redoes just those.
+        return _failed(
+            store,
+            task,
+            {
+                "code": "episodes_failed",
+                "message": f"{len(failed)} episode(s) not processed: {failed[0]['error']}"[:2000],
+                "episodes": failed,
+            },
+            owner,
+            result,
+        )
     stamp = clock.now()
     done = task.model_copy(
         update={
@@ -171,17 +186,28 @@ def run_task(ctx: IngestContext, task: Task, owner: str = PROCESS_OWNER) -> Task
         return _succeeded(store, task, handler(ctx, task), owner)
     except Exception as exc:
         log.exception("task %s (%s) failed", task.uuid, task.type)
-        stamp = clock.now()
-        failed = task.model_copy(
-            update={
-                "status": "failed",
-                "stage": "failed",
-                "error": {"code": "task_failed", "message": str(exc)[:2000]},
-                "updated_at": stamp,
-                "completed_at": stamp,
-            }
-        )
-        return _finish(store, failed, owner)
+        return _failed(store, task, {"code": "task_failed", "message": str(exc)[:2000]}, owner)
+
+
+def _failed(
+    store: Store,
+    task: Task,
+    error: dict[str, Any],
+    owner: str,
+    result: dict[str, Any] | None = None,
+) -> Task:
+    stamp = clock.now()
+    failed = task.model_copy(
+        update={
+            "status": "failed",
+            "stage": "failed",
+            "result": result,
+            "error": error,
+            "updated_at": stamp,
+            "completed_at": stamp,
+        }
+    )
+    return _finish(store, failed, owner)
 
 
 def _lower_priority(step: int = 10) -> None:

@@ -97,11 +97,24 @@ Return a JSON object: {"entities": [{"name", "label", "summary"}], "facts": [{"s
   sentence with names instead of pronouns.
 - valid_at / invalid_at: when the fact started / ended if the text says so, as written
   ("last Tuesday", "in 2019") or as an ISO 8601 date; otherwise null.
+- Relations that hold one value at a time (where someone lives, works, their job title,
+  partner, age, status): a newer value retires the older one, so name them as listed
+  below; an ending (moved away, left, quit, divorced, broke up, sold) is a fact whose
+  target is what ended. Add "past": true to a fact told as over ("I lived in Hamburg"),
+  "also": true to one added beside others ("I also work at Globex").
 Use only the listed entity and edge types when types are given."""
 
 
+def _single_valued_hint() -> str:
+    """The table's relations, for the prompt (ingest/single_valued.py is the one list)."""
+    from graphrecall.ingest.single_valued import SLOTS
+
+    lines = [f"{slot.name}: {slot.prompt}" for slot in SLOTS if slot.prompt]
+    return "Single-valued relations: " + " | ".join(lines)
+
+
 def _prompt(item: ExtractionInput) -> str:
-    parts = [f"Reference time: {item.reference_time}"]
+    parts = [f"Reference time: {item.reference_time}", _single_valued_hint()]
     if item.speaker:
         parts.append(f"Speaker: {item.speaker}")
     if item.entity_types:

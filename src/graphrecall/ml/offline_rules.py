@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from graphrecall.ml import offline_changes
 from graphrecall.ml.extraction import (
     ExtractedEntity,
     ExtractedFact,
@@ -15,6 +16,7 @@ from graphrecall.ml.extraction import (
     ExtractionInput,
 )
 from graphrecall.ml.offline_words import (
+    ADDITION_WORDS,
     CAPTION,
     CAPTION_KIND,
     CAPTION_SKIP,
@@ -95,6 +97,10 @@ class Rules:
         if self.speaker:
             for match in CAPTION.finditer(self.doc.text):
                 self._caption(match)
+        changes = offline_changes.read(self)
+        if changes:  # they replace the clause rule's readings of the same clauses
+            texts = {f.fact for f in changes}
+            self.facts = [f for f in self.facts if f.fact not in texts] + changes
         return Extraction(entities=list(self.entities.values()), facts=self.facts)
 
     def statements(self) -> Extraction:
@@ -309,6 +315,11 @@ class Rules:
         for _ in range(5):
             if any(c.dep_ == "neg" for c in current.children):
                 return True
+            if any(  # "I no longer live in Munich"
+                c.lower_ == "longer" and any(g.lower_ == "no" for g in c.children)
+                for c in current.children
+            ):
+                return True
             if current.dep_ != "xcomp" or current.head is current:
                 return False
             current = current.head
@@ -392,6 +403,9 @@ class Rules:
                 top = top.head
             fact_text = self._clause_text(top)
             valid, invalid = self._times(verb)
+            rel_words = offline_changes.job_relation(rel_parts, verb)
+            if rel_words is not rel_parts:
+                relation = relation_name(*(["not"] if negated or no else []), *rel_words)
             self.facts.append(
                 ExtractedFact(
                     source=self._entity(*source),
@@ -401,6 +415,8 @@ class Rules:
                     valid_at=valid,
                     invalid_at=invalid,
                     rule="clause",
+                    past=_told_in_past(top),
+                    also=_an_addition(verb, target_token),
                 )
             )
 
@@ -572,6 +588,29 @@ class Rules:
             ):
                 taken.update(t.i for t in token.subtree)
         return {t.i for t in sent if t.i not in taken}
+
+
+def _told_in_past(verb: Any) -> bool:
+    """The clause is told in a past tense: "lived", "was married", "had worked", "used to
+    live" (not "has lived": the present perfect still holds)."""
+    if verb.tag_ == "VBD":
+        return True
+    if any(c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD" for c in verb.children):
+        return True
+    return verb.lemma_.lower() == "use" and verb.tag_ in ("VBD", "VBN")
+
+
+def _an_addition(verb: Any, target: Any) -> bool:
+    """The clause adds a value beside those known: "I also work at Globex", "... too", "...
+    as well", "another job", "a second job"."""
+    for child in verb.children:
+        if child.dep_ == "advmod" and child.lower_ in ADDITION_WORDS:
+            return True
+        if child.lower_ == "well" and any(g.lower_ == "as" for g in child.children):
+            return True
+        if child.lower_ == "as" and any(g.lower_ == "well" for g in child.children):
+            return True
+    return any(c.lower_ in ("another", "second") for c in target.children)
 
 
 def _trimmed(tokens: list[Any]) -> list[Any]:

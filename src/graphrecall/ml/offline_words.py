@@ -193,3 +193,6 @@ TARGET_LABELS = {
     ),
     **dict.fromkeys("LIVES_IN MOVES_TO RELOCATES_TO MOVES_BACK_TO".split(), "Location"),  # noqa: SIM905
 }
+# Adverbs that add a value beside those known ("I also work at Globex", "I have a cat
+# too"): such a fact retires nothing of a single-valued relation (ingest/single_valued.py).
+ADDITION_WORDS = frozenset({"also", "too", "additionally"})

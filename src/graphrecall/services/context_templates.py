@@ -3,7 +3,8 @@
 A template is text with variables ``%{name param=value ...}``; everything else is copied
 as written (``%%`` writes a literal ``%``). The variables, their parameters and the
 defaults are documented in docs/context.md. Templates are validated when they are saved,
-so rendering never fails on a stored template.
+so rendering never fails on a stored template (one saved before the cost caps below
+existed answers 400 naming it until it is updated).
 """
 
 from __future__ import annotations
@@ -11,15 +12,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from graphrecall.domain import clock
+from graphrecall.domain import clock, limits
 from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.models import ContextTemplate, Page, PageRequest, Project
 from graphrecall.services.context import Context
 
-MAX_TEMPLATE_CHARS = 10_000
+MAX_TEMPLATE_CHARS = limits.MAX_TEMPLATE_CHARS
 MAX_NAME_CHARS = 200
-MAX_LIMIT = 1000
+# What one render may cost: each slot is a search and a cross-encoder pass over its limit
+# (a 60-slot template of limit 1000 took 2.7 s a call and slowed another tenant 11x).
+MAX_SLOTS = limits.MAX_TEMPLATE_SLOTS
+MAX_ITEMS = limits.MAX_TEMPLATE_ITEMS
+MAX_LIMIT = MAX_ITEMS  # one slot may ask for the whole template's items
 # Observations and thread summaries are capped per render whatever the limit says.
 DERIVED_CAP = 20
 ALIASES = {"facts": "edges", "nodes": "entities"}
@@ -82,6 +87,18 @@ def parse(template: str, *, param: str = "template") -> list[Part]:
         i = close + 1
     if literal:
         parts.append("".join(literal))
+    slots = [p for p in parts if isinstance(p, Slot)]
+    if len(slots) > MAX_SLOTS:
+        raise BadRequest(
+            f"{param}: {len(slots)} variables; a template holds at most {MAX_SLOTS}", param=param
+        )
+    items = sum(s.limit for s in slots)
+    if items > MAX_ITEMS:
+        raise BadRequest(
+            f"{param}: the variables' limits add up to {items}; at most {MAX_ITEMS} items"
+            " per template",
+            param=param,
+        )
     return parts
 
 

@@ -309,3 +309,22 @@ def test_the_me_mcp_proxy_works_against_graphrecall(
         )
 
     run(session, params)
+
+
+def test_mcp_prompts_get_of_an_unknown_prompt_is_invalid_params(me_server: Server) -> None:
+    """graphrecall offers no prompts; asking for one is the caller's -32602 (it was the
+    library's error code 0)."""
+    response = httpx2.post(
+        f"{base(me_server)}/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": {"name": "nope"}},
+        headers={
+            "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {me_server.api_key}",
+            "X-Me-Space": SPACE,
+        },
+    )
+    assert response.status_code == 200
+    text = response.text
+    payload = json.loads(text[text.index("{") : text.rindex("}") + 1])
+    assert payload["error"]["code"] == -32602
+    assert "Unknown prompt: nope" in payload["error"]["message"]

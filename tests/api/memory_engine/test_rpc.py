@@ -139,6 +139,11 @@ def test_envelope_errors(me_server: Server) -> None:
         ("memory.update", {"id": UNKNOWN_V7, "versionHash": "short"}, "versionHash"),
         ("memory.tree", {"levels": 101}, "levels"),
         ("memory.batchCreate", {"memories": []}, "memories"),
+        # Cost caps (issue 47, item 7): a long semantic text, a long or many-worded fulltext.
+        ("memory.search", {"semantic": "tea " * 2049}, "semantic"),
+        ("memory.search", {"fulltext": "tea " * 501}, "fulltext"),
+        ("memory.search", {"fulltext": " ".join(f"w{i}" for i in range(129))}, "fulltext"),
+        ("memory.search", {"limit": "7"}, "limit"),  # no coercion (issue 47, item 12)
     ],
 )
 def test_invalid_params_name_the_field(

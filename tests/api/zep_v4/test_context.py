@@ -511,6 +511,12 @@ def test_context_template_crud(zep: Zep) -> None:
         ({"name": "t-unknown", "template": "%{memories}"}, "template", "unknown variable"),
         ({"name": "t-open", "template": "FACTS %{edges limit=3"}, "template", "never closed"),
         ({"name": "t-limit", "template": "%{edges limit=5000}"}, "template", "limit"),
+        (
+            {"name": "t-cost", "template": "%{edges limit=150} %{entities limit=100}"},
+            "template",
+            "at most 200 items",
+        ),
+        ({"name": "t-slots", "template": "%{episodes limit=1}" * 21}, "template", "at most 20"),
         ({"name": "", "template": "%{edges}"}, "name", "name"),
     ],
 )

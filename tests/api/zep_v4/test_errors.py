@@ -213,3 +213,45 @@ def test_project_time_zone(zep: Zep) -> None:
         == "America/New_York"
     )
     assert zep.project.get().default_time_zone == "America/New_York"
+
+
+def test_a_literal_path_with_another_method_is_405_not_a_uuid_error(server: Server) -> None:
+    """GET /users/list once reached GET /users/{user_uuid}: 400 "not a valid UUID: 'list'"."""
+    graph = raw(server, "POST", "/graphs", json={"name": "literal"}).json()["uuid"]
+    for method, path in [
+        ("GET", "/users/list"),
+        ("DELETE", "/users/list"),
+        ("GET", f"/graphs/{graph}/nodes/list"),
+        ("PATCH", f"/graphs/{graph}/edges/list"),
+        ("GET", "/graphs/lookup"),
+    ]:
+        answer = raw(server, method, path)
+        assert answer.status_code == 405, (method, path, answer.text[:200])
+        assert answer.headers["Allow"] == "POST"
+        assert answer.json()["error"]["code"] == "method_not_allowed"
+    # The parameter routes beside them are untouched.
+    assert raw(server, "GET", f"/graphs/{graph}").status_code == 200
+    assert raw(server, "POST", "/users/list", json={}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "param"),
+    [
+        ("/users", {"user_id": ""}, "user_id"),
+        (
+            "/users",
+            {"user_id": "strict-1", "disable_default_ontology": "true"},
+            "disable_default_ontology",
+        ),
+        ("/graphs/{g}/context", {"query": "tea", "max_characters": "700"}, "max_characters"),
+        ("/graphs/{g}/context", {"query": "tea", "include_results": "true"}, "include_results"),
+        ("/graphs/{g}/search/edges", {"query": "tea", "mmr_lambda": "0.5"}, "mmr_lambda"),
+    ],
+)
+def test_numbers_and_booleans_as_strings_and_an_empty_user_id_are_refused(
+    server: Server, path: str, body: dict[str, Any], param: str
+) -> None:
+    graph = raw(server, "POST", "/graphs", json={"name": "strict"}).json()["uuid"]
+    answer = raw(server, "POST", path.format(g=graph), json=body)
+    assert answer.status_code == 400, answer.text[:200]
+    assert answer.json()["error"]["param"] == param

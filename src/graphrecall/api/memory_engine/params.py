@@ -13,7 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from graphrecall.domain import clock
+from graphrecall.domain import clock, limits
+from graphrecall.domain.inputs import QUERY_TERMS
 from graphrecall.domain.tree_paths import MAX_PATH_CHARS
 
 _TIMESTAMP = re.compile(
@@ -79,7 +80,8 @@ MAX_KEEP = 25_000
 
 
 class Params(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # Strict: "7" is not a limit nor "true" a flag (upstream's zod schemas refuse them too).
+    model_config = ConfigDict(extra="ignore", strict=True)
 
 
 class TemporalIn(Params):
@@ -142,8 +144,10 @@ class Update(Params):
 
 
 class Search(Params):
-    semantic: str | None = None
-    fulltext: Annotated[str, Field(max_length=10_000)] | None = None
+    # Cost caps (issue 47, item 7): the vector leg reads no more than MAX_SEMANTIC_CHARS,
+    # and each distinct fulltext word is a lexical lookup.
+    semantic: Annotated[str, Field(max_length=limits.MAX_SEMANTIC_CHARS)] | None = None
+    fulltext: Annotated[str, Field(max_length=limits.MAX_FULLTEXT_CHARS), QUERY_TERMS] | None = None
     grep: str | None = None
     tree: TreeFilter | None = None
     meta: Meta | None = None

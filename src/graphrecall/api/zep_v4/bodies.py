@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphrecall.domain import limits
-from graphrecall.domain.inputs import Direction
+from graphrecall.domain.inputs import Direction, Guidance, SearchQuery, TimeZone
 from graphrecall.domain.predicates import Predicate
 from graphrecall.retrieval import filters as filter_language
 from graphrecall.retrieval import rerank
@@ -23,7 +23,8 @@ else:
 
 
 class Body(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # As domain/inputs.Input: unknown keys ignored, no coercion of "7" or "true".
+    model_config = ConfigDict(extra="ignore", strict=True)
 
 
 class SearchListBody(Body):
@@ -48,11 +49,11 @@ class LookupBatchBody(Body):
 class GraphQueryBody(Body):
     """``graph.query`` (and ``query_stream``, which sets ``stream``)."""
 
-    query: str = Field(max_length=8192)  # as search takes
+    query: SearchQuery
     graph_uuids: list[str]
-    mode: str | None = None
+    mode: str | None = Field(default=None, max_length=64)
     generate_answer: bool | None = None
-    guidance: str | None = None
+    guidance: Guidance = None
     stream: bool | None = None
 
 
@@ -86,13 +87,13 @@ class SubgraphBody(FilteredListBody):
 
 
 class ProjectUpdateBody(Body):
-    default_time_zone: str | None = None
+    default_time_zone: TimeZone = None
     hyperedges_enabled: bool | None = None
     include_policy_violating_episodes: bool | None = None
 
 
 class SearchBody(FilteredListBody):
-    query: str = Field(max_length=8192)
+    query: SearchQuery
     reranker: RerankerName = DEFAULT_RERANKER
     mmr_lambda: float | None = Field(default=None, ge=0.0, le=1.0)
     center_node_uuid: str | None = None

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from fastapi import Depends, Query
-from pydantic import Field
 
 from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.bodies import Body, FilteredListBody
@@ -20,6 +19,7 @@ from graphrecall.api.zep_v4.common import (
     serialized,
     wire_page,
 )
+from graphrecall.domain.inputs import SearchQuery
 from graphrecall.domain.models import (
     ContextTemplate,
     Edge,
@@ -96,7 +96,7 @@ def template_wire(t: ContextTemplate) -> ContextTemplateWire:
 
 
 class GraphContextBody(FilteredListBody):
-    query: str = Field(max_length=8192)
+    query: SearchQuery
     include_results: bool | None = None
     max_characters: int | None = None
     recency_bias: Literal["off", "mild", "strong"] | None = None
@@ -104,6 +104,7 @@ class GraphContextBody(FilteredListBody):
 
 
 class TemplateBody(Body):
+    # Checked by services/context_templates.py (lengths and the template's cost caps).
     name: str | None = None
     template: str | None = None
 

@@ -61,5 +61,9 @@ export function factItem(edge, { asOf = null, graphId = null } = {}) {
       ` → ${edge.invalid_at ? fmtDate(edge.invalid_at) : "now"}`,
       edge.expired_at ? ` · expired ${fmtDate(edge.expired_at)}` : "",
       typeof edge.score === "number" ? ` · score ${edge.score.toFixed(4)}` : ""),
+    // Why it was retired (ingest/single_valued.py records it in the edge's attributes).
+    invalid && edge.attributes && edge.attributes.invalidation_reason
+      ? h("div", { class: "muted why" }, `why: ${edge.attributes.invalidation_reason}`)
+      : null,
   );
 }
