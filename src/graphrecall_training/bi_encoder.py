@@ -14,10 +14,8 @@ Needs the ``training`` extra (torch, transformers); the product never imports th
 
 from __future__ import annotations
 
-import json
 import logging
 import random
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from importlib import resources
@@ -27,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from graphrecall_training import evaluate
+from graphrecall_training import evaluate, loop
 from graphrecall_training.mine import Pair
 
 log = logging.getLogger(__name__)
@@ -122,88 +120,39 @@ def train(
     settings: Settings,
     model_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """Train, keep the best weights by held-out vector recall@10 in ``out`` (a
+    """Train, keep the best weights by held-out vector recall@5 + @10 in ``out`` (a
     transformers folder), and return the run's record (also ``out/run.json``)."""
     import torch
 
-    random.seed(settings.seed)
-    np.random.seed(settings.seed)
-    torch.manual_seed(settings.seed)
-    started = time.monotonic()
+    loop.seed(settings.seed)
     encoder = Encoder(model_dir or base_model_dir())
-    model = encoder.model
-    steps_per_epoch = len(pairs) // settings.batch
-    total = steps_per_epoch * settings.epochs
-    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=0.01)
-    warm = max(1, int(total * settings.warmup))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm)))
+
+    def loss_of(batch: list[Pair], rng: random.Random) -> Any:
+        negatives = [n for p in batch for n in _some(p.negatives, settings.negatives, rng)]
+        q = encoder([p.query for p in batch], query=True)
+        d = encoder([p.positive for p in batch] + negatives)
+        return torch.nn.functional.cross_entropy(SCALE * q @ d.T, torch.arange(len(batch)))
+
+    schedule = loop.Schedule(
+        seed=settings.seed,
+        batch=settings.batch,
+        lr=settings.lr,
+        epochs=settings.epochs,
+        minutes=settings.minutes,
+        max_steps=settings.max_steps,
+        eval_every=settings.eval_every,
+        warmup=settings.warmup,
     )
-    history: list[dict[str, Any]] = []
-
-    def checkpoint(step: int) -> None:
-        score = evaluate.recall(held_out, encoder.numpy())
-        history.append({"step": step, "minutes": _minutes(started), **score})
-        log.info("step %d: held-out %s", step, score)
-        if max(map(_selected, history)) == _selected(history[-1]):
-            model.save_pretrained(str(out))
-
-    out.mkdir(parents=True, exist_ok=True)
-    checkpoint(0)
-    step = 0
-    rng = random.Random(settings.seed)
-    stopped = "epochs"
-    for epoch in range(settings.epochs):
-        order = list(pairs)
-        rng.shuffle(order)
-        for start in range(0, steps_per_epoch * settings.batch, settings.batch):
-            if _minutes(started) > settings.minutes:
-                stopped = "minutes"
-                break
-            if settings.max_steps is not None and step >= settings.max_steps:
-                stopped = "steps"
-                break
-            model.train()
-            batch = order[start : start + settings.batch]
-            negatives = [n for p in batch for n in _some(p.negatives, settings.negatives, rng)]
-            q = encoder([p.query for p in batch], query=True)
-            d = encoder([p.positive for p in batch] + negatives)
-            scores = SCALE * q @ d.T
-            loss = torch.nn.functional.cross_entropy(scores, torch.arange(len(batch)))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            schedule.step()
-            optimizer.zero_grad()
-            step += 1
-            if step % 20 == 0:
-                log.info(
-                    "epoch %d step %d/%d loss %.4f (%.1f min)",
-                    epoch,
-                    step,
-                    total,
-                    float(loss.detach()),
-                    _minutes(started),
-                )
-            if step % settings.eval_every == 0:
-                checkpoint(step)
-        if stopped != "epochs":
-            break
-    if not history or history[-1]["step"] != step:
-        checkpoint(step)
-    best = max(history, key=_selected)
-    record = {
-        "settings": asdict(settings),
-        "pairs": len(pairs),
-        "held_out_questions": len(held_out),
-        "steps": step,
-        "stopped_by": stopped,
-        "minutes": _minutes(started),
-        "best": best,
-        "history": history,
-    }
-    (out / "run.json").write_text(json.dumps(record, indent=2))
-    return record
+    return loop.fit(
+        encoder.model,
+        pairs,
+        loss_of,
+        lambda: evaluate.recall(held_out, encoder.numpy()),
+        _selected,
+        out,
+        schedule,
+        {**asdict(settings), "held_out_questions": len(held_out)},
+    )
 
 
 def _selected(row: dict[str, Any]) -> float:
@@ -212,7 +161,3 @@ def _selected(row: dict[str, Any]) -> float:
 
 def _some(items: Sequence[str], n: int, rng: random.Random) -> list[str]:
     return rng.sample(list(items), min(n, len(items)))
-
-
-def _minutes(since: float) -> float:
-    return round((time.monotonic() - since) / 60, 2)

@@ -13,18 +13,14 @@ Needs the ``training`` extra (torch, transformers); the product never imports th
 
 from __future__ import annotations
 
-import json
 import logging
 import random
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from graphrecall_training import evaluate
+from graphrecall_training import evaluate, loop
 from graphrecall_training.bi_encoder import base_model_dir, tokenizer
 from graphrecall_training.mine import Encoder, Pair
 
@@ -110,91 +106,41 @@ def train(
 ) -> dict[str, Any]:
     import torch
 
-    random.seed(settings.seed)
-    np.random.seed(settings.seed)
-    torch.manual_seed(settings.seed)
-    started = time.monotonic()
+    loop.seed(settings.seed)
     scorer = Scorer(base_model_dir())
-    model = scorer.model
-    usable = [p for p in pairs if p.negatives]
-    steps_per_epoch = len(usable) // settings.groups
-    total = steps_per_epoch * settings.epochs
-    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=0.01)
-    warm = max(1, total // 10)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warm, max(0.0, (total - s) / max(1, total - warm)))
+    width = 1 + settings.negatives
+
+    def loss_of(groups: list[Pair], rng: random.Random) -> Any:
+        inputs: list[tuple[str, str]] = []
+        for p in groups:
+            negatives = list(p.negatives)
+            rng.shuffle(negatives)
+            negatives = (negatives * width)[: settings.negatives]
+            inputs += [(p.query, p.positive)] + [(p.query, n) for n in negatives]
+        logits = scorer(inputs).view(len(groups), width)
+        return torch.nn.functional.cross_entropy(logits, torch.zeros(len(groups), dtype=torch.long))
+
+    schedule = loop.Schedule(
+        seed=settings.seed,
+        batch=settings.groups,
+        lr=settings.lr,
+        epochs=settings.epochs,
+        minutes=settings.minutes,
+        eval_every=settings.eval_every,
+        # a fresh head scores at random: nothing to measure before the first steps
+        evaluate_first=False,
     )
-    history: list[dict[str, Any]] = []
-    out.mkdir(parents=True, exist_ok=True)
-
-    def checkpoint(step: int) -> None:
-        score = reranked_recall(held_out, first_stage, scorer.scores)
-        history.append({"step": step, "minutes": _minutes(started), **score})
-        log.info("step %d: held-out %s", step, score)
-        if max(map(_selected, history)) == _selected(history[-1]):
-            model.save_pretrained(str(out))
-
-    rng = random.Random(settings.seed)
-    step = 0
-    stopped = "epochs"
-    for epoch in range(settings.epochs):
-        order = list(usable)
-        rng.shuffle(order)
-        for start in range(0, steps_per_epoch * settings.groups, settings.groups):
-            if _minutes(started) > settings.minutes:
-                stopped = "minutes"
-                break
-            model.train()
-            groups = order[start : start + settings.groups]
-            inputs: list[tuple[str, str]] = []
-            width = 1 + settings.negatives
-            for p in groups:
-                negatives = list(p.negatives)
-                rng.shuffle(negatives)
-                negatives = (negatives * width)[: settings.negatives]
-                inputs += [(p.query, p.positive)] + [(p.query, n) for n in negatives]
-            logits = scorer(inputs).view(len(groups), width)
-            loss = torch.nn.functional.cross_entropy(
-                logits, torch.zeros(len(groups), dtype=torch.long)
-            )
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            schedule.step()
-            optimizer.zero_grad()
-            step += 1
-            if step % 20 == 0:
-                log.info(
-                    "epoch %d step %d/%d loss %.4f (%.1f min)",
-                    epoch,
-                    step,
-                    total,
-                    float(loss.detach()),
-                    _minutes(started),
-                )
-            if step % settings.eval_every == 0:
-                checkpoint(step)
-        if stopped == "minutes":
-            break
-    if not history or history[-1]["step"] != step:
-        checkpoint(step)
-    record = {
-        "settings": asdict(settings),
-        "pairs": len(usable),
-        "held_out_questions": len(held_out),
-        "steps": step,
-        "stopped_by": stopped,
-        "minutes": _minutes(started),
-        "best": max(history, key=_selected),
-        "history": history,
-    }
-    (out / "run.json").write_text(json.dumps(record, indent=2))
-    return record
+    return loop.fit(
+        scorer.model,
+        [p for p in pairs if p.negatives],
+        loss_of,
+        lambda: reranked_recall(held_out, first_stage, scorer.scores),
+        _selected,
+        out,
+        schedule,
+        {**asdict(settings), "held_out_questions": len(held_out)},
+    )
 
 
 def _selected(row: dict[str, Any]) -> float:
     return float(row["rerank@5"] + row["rerank@10"])
-
-
-def _minutes(since: float) -> float:
-    return round((time.monotonic() - since) / 60, 2)
