@@ -45,7 +45,7 @@ class Settings(BaseSettings):
     # ``chat``: graphrecall's own MiniLM, fine-tuned on dialogue QA (docs/models.md);
     # ``minilm``: the stock all-MiniLM-L6-v2 on integer kernels (ml/quantize.py);
     # ``minilm-exact``: its shipped weights as they are; ``none``: lexical-only. A database
-    # keeps the embedder it was started with (runtime.store_embedder).
+    # keeps the embedder it was started with until ``graphrecall reembed``.
     embedder: Literal["chat", "minilm", "minilm-exact", "none"] = "chat"
     # onnxruntime threads per embedding call: one leaves a core to the API (docs/models.md).
     embed_threads: int = Field(default=1, ge=1, le=256)

@@ -26,7 +26,16 @@ from graphrecall.config import Settings, default_db_path, env_name, load_setting
 from graphrecall.ingest.context import IngestContext
 from graphrecall.ingest.worker import Worker
 from graphrecall.ml.cross_encoder import CrossEncoder, load_cross_encoder
-from graphrecall.ml.embedder import CHAT, MODELS, STOCK, Embedder, MiniLMEmbedder, ModelFile
+from graphrecall.ml.embedder import (
+    CHAT,
+    EMBEDDER_SETTING,
+    MODELS,
+    REEMBEDDING,
+    STOCK,
+    Embedder,
+    MiniLMEmbedder,
+    ModelFile,
+)
 from graphrecall.ml.extraction import Extractor
 from graphrecall.services import memory_writes
 from graphrecall.services.context import Context
@@ -121,30 +130,32 @@ def minilm(settings: Settings | None = None, model: ModelFile | None = None) -> 
     )
 
 
-EMBEDDER_SETTING = "embedder_model"
-
-
 def store_embedder(store: Store, embedder: Embedder | None, settings: Settings) -> Embedder | None:
     """The embedder whose vectors ``store`` holds, so that no ranking mixes two models'
     vectors: a store records the family of its vectors (``settings.embedder_model``; an
     empty store records the configured one on its first start), and a configured
-    embedder of another family gives way to the recorded one, with a warning.
-    Re-embedding a store with another model is not built yet (issue 46): a database
-    keeps the embedder it was started with."""
+    embedder of another family gives way to the recorded one, with a warning, until
+    ``graphrecall reembed`` re-embeds the store (ingest/reembed.py). A store whose
+    re-embedding was interrupted is refused."""
     if not isinstance(embedder, MiniLMEmbedder):
         return embedder
     recorded = store.setting(EMBEDDER_SETTING, embedder.family)
     if recorded == embedder.family:
         return embedder
+    if recorded.startswith(REEMBEDDING):
+        raise StartupError(
+            f"re-embedding this database with {recorded.removeprefix(REEMBEDDING)} was"
+            " interrupted: run `graphrecall reembed` again"
+        )
     model = MODELS.get(recorded)
     if model is None:
-        raise ValueError(
+        raise StartupError(
             f"this database's vectors were made by the embedder {recorded!r}, which this"
             " graphrecall does not have; upgrade graphrecall"
         )
     log.warning(
         "this database's vectors were made by %s, not the configured %s: searching with %s"
-        " (a database keeps the embedder it was started with)",
+        " until `graphrecall reembed` re-embeds it",
         recorded,
         embedder.family,
         recorded,

@@ -1,5 +1,5 @@
-"""The long-running commands: ``serve``, ``worker``, ``mcp``, and ``migrate`` (which
-every one of them also does on open)."""
+"""The long-running commands: ``serve``, ``worker``, ``mcp``, ``migrate`` (which every
+one of them also does on open) and ``reembed``."""
 
 from __future__ import annotations
 
@@ -179,6 +179,36 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reembed(args: argparse.Namespace) -> int:
+    """Re-embed the database with the configured embedder (``GRAPHRECALL_EMBEDDER``), with
+    its servers and workers stopped (ingest/reembed.py)."""
+    from graphrecall import runtime
+    from graphrecall.ingest.reembed import reembed
+    from graphrecall.ml.embedder import EMBEDDER_SETTING
+
+    settings = settings_of(args)
+    if settings.embedder == "none":
+        raise StartupError("GRAPHRECALL_EMBEDDER is none: there is no embedder to re-embed with")
+    embedder = runtime.minilm(settings)
+    store = open_database(settings)
+    try:
+        recorded = store.setting(EMBEDDER_SETTING, embedder.family)
+        if recorded == embedder.family and not args.force:
+            print(f"already embedded by {recorded}; nothing to do (--force re-embeds anyway)")
+            return 0
+        print(f"re-embedding with {embedder.family} (was {recorded})", flush=True)
+        done = reembed(store, embedder, _progress)
+    finally:
+        store.close()
+    print("done: " + ", ".join(f"{n} {scope}" for scope, n in done.items()))
+    return 0
+
+
+def _progress(scope: str, done: int) -> None:
+    if done % 1024 < 256:  # about every thousand records (they come in batches of 256)
+        print(f"  {scope}: {done}", flush=True)
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     from graphrecall import runtime
     from graphrecall.api import mcp
@@ -222,6 +252,13 @@ def add_commands(sub: Any) -> None:
         " command also migrates on open; safe while other processes run or migrate)",
     )
     migrate.set_defaults(func=cmd_migrate)
+    again = sub.add_parser(
+        "reembed",
+        help="re-embed the database with the configured embedder (GRAPHRECALL_EMBEDDER);"
+        " stop its servers and workers first",
+    )
+    again.add_argument("--force", action="store_true", help="even if already embedded by it")
+    again.set_defaults(func=cmd_reembed)
 
     mcp_cmd = sub.add_parser("mcp", help="serve the MCP tools over stdio")
     mcp_cmd.add_argument("--space", help="space slug for the memory tools ($GRAPHRECALL_SPACE)")

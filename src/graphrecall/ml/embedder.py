@@ -88,6 +88,10 @@ CHAT = ModelFile(
     integer_kernels=True,
 )
 MODELS = {m.family: m for m in (STOCK, CHAT)}
+# Where a database records the family of its vectors, and the mark of a re-embedding in
+# progress (ingest/reembed.py; runtime.store_embedder reads both).
+EMBEDDER_SETTING = "embedder_model"
+REEMBEDDING = "reembedding:"
 
 
 class MiniLMEmbedder:

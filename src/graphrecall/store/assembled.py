@@ -133,6 +133,9 @@ class AssembledStore(Store):
     def setting(self, key: str, default: str) -> str:
         return self._records.setting(key, default)
 
+    def put_setting(self, key: str, value: str) -> None:
+        self._records.put_setting(key, value)
+
     def find_api_key(self, key_hash: str) -> ApiKey | None:
         return self._records.find_api_key(key_hash)
 

@@ -102,6 +102,10 @@ class RecordRows(ABC):
         """Read a setting; on first read store ``default`` and return it."""
 
     @abstractmethod
+    def put_setting(self, key: str, value: str) -> None:
+        """Store a setting, replacing its value."""
+
+    @abstractmethod
     def find_api_key(self, key_hash: str) -> ApiKey | None: ...
 
 

@@ -255,6 +255,14 @@ class Records(RecordRows):
             row = self.db.query("SELECT value FROM settings WHERE key = %s", [key])
         return str(row[0]["value"])
 
+    def put_setting(self, key: str, value: str) -> None:
+        with self.db.transaction():
+            self.db.execute(
+                "INSERT INTO settings (key, value) VALUES (%s, %s)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
+
     def find_api_key(self, key_hash: str) -> ApiKey | None:
         rows = self.db.query(
             "SELECT * FROM api_keys t WHERE key_hash = %s AND revoked_at IS NULL", [key_hash]

@@ -193,6 +193,14 @@ class Records(RecordRows):
             row = self.db.conn.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchone()
         return str(row[0])
 
+    def put_setting(self, key: str, value: str) -> None:
+        with self.db.transaction():
+            self.db.conn.execute(
+                "INSERT INTO settings (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
+
     def find_api_key(self, key_hash: str) -> ApiKey | None:
         rows = self.db.query(
             "SELECT * FROM api_keys t WHERE key_hash = ? AND revoked_at IS NULL", [key_hash]
