@@ -180,6 +180,8 @@ def test_serve_warms_the_models_before_it_says_it_serves(tmp_path: Path) -> None
         "GRAPHRECALL_MODEL_CACHE": str(cache),
         "GRAPHRECALL_API_KEY": API_KEY,
         "GRAPHRECALL_LOG_LEVEL": "info",
+        # the stock model: the one built on first start (ours ships on integer kernels)
+        "GRAPHRECALL_EMBEDDER": "minilm",
     }
     args = ["serve", "--db", str(tmp_path / "first.db"), "--port", str(port)]
     proc = subprocess.Popen(
