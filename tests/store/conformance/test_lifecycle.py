@@ -130,6 +130,14 @@ def test_a_setting_keeps_its_first_value(store: Store) -> None:
     assert store.setting("other", "") == ""
 
 
+def test_put_setting_replaces_a_value_or_adds_one(store: Store) -> None:
+    assert store.setting("model", "a") == "a"
+    store.put_setting("model", "b")
+    assert store.setting("model", "c") == "b"
+    store.put_setting("new", "x")
+    assert store.setting("new", "y") == "x"
+
+
 def test_api_keys_are_found_by_hash_unless_revoked(store: Store) -> None:
     project = Project(uuid=new_id(), name="p", created_at=at(0))
     store.insert([project])  # a key's project must exist
