@@ -18,7 +18,7 @@ from graphrecall.config import SettingsError, load_settings
         ("GRAPHRECALL_EMBED_THREADS", "0", "GRAPHRECALL_EMBED_THREADS: Input should be"),
         ("GRAPHRECALL_TASK_LEASE_SECONDS", "0.5", "GRAPHRECALL_TASK_LEASE_SECONDS"),
         ("GRAPHRECALL_LLM_CONCURRENCY", "0", "GRAPHRECALL_LLM_CONCURRENCY"),
-        ("GRAPHRECALL_EMBEDDER", "bert", "GRAPHRECALL_EMBEDDER: Input should be 'minilm'"),
+        ("GRAPHRECALL_EMBEDDER", "bert", "GRAPHRECALL_EMBEDDER: Input should be 'chat'"),
         ("GRAPHRECALL_LOG_LEVEL", "loud", "GRAPHRECALL_LOG_LEVEL"),
         ("GRAPHRECALL_DEBUG", "maybe", "GRAPHRECALL_DEBUG"),
         ("GRAPHRECALL_SPACE", "Not-A-Slug", "GRAPHRECALL_SPACE: must be 12 lowercase"),
