@@ -70,17 +70,17 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     from graphrecall.library import transfer
-    from graphrecall.library.importers import chat_exports, zep, zep_source
+    from graphrecall.library.importers import ImportProblem, chat_exports, zep, zep_source
 
     source = None
     records: list[Any] = []
     path = Path(args.file or "")
     if args.from_zep:
         if args.file:
-            raise ValueError("give a file or --from-zep, not both")
+            raise ImportProblem("give a file or --from-zep, not both")
         key = args.zep_api_key or os.environ.get(zep_source.API_KEY_ENV)
         if not key:
-            raise ValueError(f"--from-zep needs --zep-api-key or ${zep_source.API_KEY_ENV}")
+            raise ImportProblem(f"--from-zep needs --zep-api-key or ${zep_source.API_KEY_ENV}")
         source = zep_source.ZepSource(args.from_zep, key)
         source.call("POST", "/users/list", params={"page_size": 1}, json={})  # fail fast
         kind, what = "zep", f"the Zep v4 server at {source.url}"
@@ -88,9 +88,11 @@ def _import(args: argparse.Namespace) -> int:
         kind, records = transfer.read_file(path)
         what = str(path)
     else:
-        raise ValueError("give a file to import, or --from-zep URL")
+        raise ImportProblem("give a file to import, or --from-zep URL")
     out = _console()
-    with _open(args) as gr:
+    # --no-wait leaves the work to a server or worker: a worker here would be stopped
+    # mid-task when the command returns.
+    with _open(args, worker=not args.no_wait) as gr:
         if source is not None:
             with source:
                 done = _add_with_progress(zep.import_from_zep(gr, source))
@@ -99,7 +101,7 @@ def _import(args: argparse.Namespace) -> int:
             what += f" as a graphrecall export of graph {records[0]['graph']['uuid']}"
         else:
             if not args.user:
-                raise ValueError(f"--user is required to import {kind}")
+                raise ImportProblem(f"--user is required to import {kind}")
             if kind == "locomo":
                 conversations = transfer.conversations_from_locomo(path, args.user, args.sample)
                 what += f" as LoCoMo, {len(conversations)} conversation(s)"
