@@ -107,7 +107,8 @@ def _import(args: argparse.Namespace) -> int:
                 what += f" as LoCoMo, {len(conversations)} conversation(s)"
             elif kind in ("chatgpt", "claude"):
                 conversations = [chat_exports.conversations(kind, records, args.user)]
-                what += f" as a {kind} export, {len(records)} conversation(s)"
+                name = chat_exports.ASSISTANT_NAMES[kind]
+                what += f" as a {name} export, {len(records)} conversation(s)"
             else:
                 conversations = transfer.conversations_from_messages(
                     records, args.user, args.thread

@@ -42,10 +42,11 @@ def import_from_zep(gr: GraphRecall, source: ZepSource) -> Iterator[transfer.Imp
     for found in users:
         user = _user(gr, found)
         done.users.append(user)
-        copied: set[str] = set()
+        copied: set[str] = set()  # thread uuids, and what their messages said when
         for thread in source.threads(found["uuid"]):
             copied.add(thread["uuid"])
             messages = [_message(m) for m in source.messages(thread["uuid"]) if m.get("content")]
+            copied.update(_said(m["content"], m["reference_time"]) for m in messages)
             thread_id = thread.get("thread_id") or thread["uuid"]
             yield from once.add_thread_once(gr, user.uuid, thread_id, messages, done)
         graph_uuid = found.get("graph_uuid") or found["uuid"]  # a user uuid names its graph
@@ -81,6 +82,10 @@ def _message(found: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _said(content: str, when: Any) -> str:
+    return f"{once.instant(when)} {content}"
+
+
 def _graph(
     gr: GraphRecall,
     source: ZepSource,
@@ -89,20 +94,26 @@ def _graph(
     thread_uuids: set[str],
     done: transfer.Imported,
 ) -> Iterator[transfer.Imported]:
-    """The graph's episodes that are not messages of a copied thread, then its facts and
+    """The graph's episodes that are not messages of a copied thread (``thread_uuids``
+    holds those threads' uuids and ``_said`` of their messages), then its facts and
     entities with no episode."""
     episodes = []
     for found in source.episodes(source_graph):
         kind = found.get("source") or "text"
         if kind not in _EPISODE_TYPES or not found.get("content"):
             continue
-        if kind == "message" and found.get("thread_uuid") in thread_uuids:
+        when = found.get("reference_time") or found.get("created_at")
+        if kind == "message" and (
+            found.get("thread_uuid") in thread_uuids
+            # a server that leaves thread_uuid off a message's episode: matched by content
+            or _said(found["content"], when) in thread_uuids
+        ):
             continue  # copied with its thread
         episodes.append(
             {
                 "content": found["content"],
                 "source": kind,
-                "reference_time": found.get("reference_time") or found.get("created_at"),
+                "reference_time": when,
                 "metadata": found.get("metadata"),
                 "source_description": found.get("source_description"),
                 "document_id": found.get("document_id"),
