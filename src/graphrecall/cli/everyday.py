@@ -64,7 +64,11 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(f"graphrecall: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print("graphrecall: interrupted; the same command goes on from here", file=sys.stderr)
+        print(
+            "graphrecall: interrupted; a ChatGPT, Claude or --from-zep import run again goes"
+            " on where this one stopped",
+            file=sys.stderr,
+        )
         return 130
 
 
