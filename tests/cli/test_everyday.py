@@ -131,11 +131,11 @@ def test_bad_input_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     empty = tmp_path / "empty.json"
     empty.write_text("[]")
     code, _, err = run(capsys, "--db", db, "import", str(empty), "--user", "x")
-    assert code == 1 and "holds no records" in err
+    assert code == 2 and "holds no records" in err  # the input is at fault: exit 2
     no_content = tmp_path / "nocontent.jsonl"
     no_content.write_text('{"role": "user"}\n')
     code, _, err = run(capsys, "--db", db, "import", str(no_content), "--user", "x")
-    assert code == 1 and "record 0" in err and "content" in err
+    assert code == 2 and "record 0" in err and "content" in err
     code, _, err = run(capsys, "--db", db, "search", "x", "--user", "nobody")
     assert code == 1 and "nobody" in err
     with pytest.raises(SystemExit):

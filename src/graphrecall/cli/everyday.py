@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -18,6 +19,9 @@ from typing import Any
 from graphrecall.retrieval import rerank
 from graphrecall.retrieval.request import DEFAULT_RERANKER, SearchOptions
 
+# Input the user must fix (a malformed file, an unreachable source, a refused key): one
+# line and this exit code, as for a bad setting (graphrecall.cli.EXIT_CONFIG).
+EXIT_BAD_INPUT = 2
 SCOPES = ("edges", "nodes", "episodes", "observations", "thread-summaries")
 # The option that gives each request field a reranker may require (rerank.Reranker.requires).
 _OPTION_OF = {
@@ -51,38 +55,87 @@ def _console(stderr: bool = False) -> Any:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from graphrecall.library import transfer
+    from graphrecall.domain.errors import BadRequest
+    from graphrecall.library.importers import ImportProblem
 
-    path = Path(args.file)
-    kind, records = transfer.read_file(path)
+    try:
+        return _import(args)
+    except (ImportProblem, BadRequest) as exc:  # the input is at fault: the user fixes it
+        print(f"graphrecall: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(
+            "graphrecall: interrupted; a ChatGPT, Claude or --from-zep import run again goes"
+            " on where this one stopped",
+            file=sys.stderr,
+        )
+        return 130
+
+
+def _import(args: argparse.Namespace) -> int:
+    from graphrecall.library import transfer
+    from graphrecall.library.importers import ImportProblem, chat_exports, zep, zep_source
+
+    source = None
+    records: list[Any] = []
+    path = Path(args.file or "")
+    if args.from_zep:
+        if args.file:
+            raise ImportProblem("give a file or --from-zep, not both")
+        key = args.zep_api_key or os.environ.get(zep_source.API_KEY_ENV)
+        if not key:
+            raise ImportProblem(f"--from-zep needs --zep-api-key or ${zep_source.API_KEY_ENV}")
+        source = zep_source.ZepSource(args.from_zep, key)
+        source.call("POST", "/users/list", params={"page_size": 1}, json={})  # fail fast
+        kind, what = "zep", f"the Zep v4 server at {source.url}"
+    elif args.file:
+        kind, records = transfer.read_file(path)
+        what = str(path)
+    else:
+        raise ImportProblem("give a file to import, or --from-zep URL")
     out = _console()
-    with _open(args) as gr:
-        if kind == "export":
-            steps = transfer.import_export(gr, records, args.user)
-            what = f"graphrecall export of graph {records[0]['graph']['uuid']}"
+    # --no-wait leaves the work to a server or worker: a worker here would be stopped
+    # mid-task when the command returns.
+    with _open(args, worker=not args.no_wait) as gr:
+        if source is not None:
+            with source:
+                done = _add_with_progress(zep.import_from_zep(gr, source))
+        elif kind == "export":
+            done = _add_with_progress(transfer.import_export(gr, records, args.user))
+            what += f" as a graphrecall export of graph {records[0]['graph']['uuid']}"
         else:
             if not args.user:
-                raise ValueError("--user is required to import messages or LoCoMo")
+                raise ImportProblem(f"--user is required to import {kind}")
             if kind == "locomo":
                 conversations = transfer.conversations_from_locomo(path, args.user, args.sample)
-                what = f"LoCoMo, {len(conversations)} conversation(s)"
+                what += f" as LoCoMo, {len(conversations)} conversation(s)"
+            elif kind in ("chatgpt", "claude"):
+                conversations = [chat_exports.conversations(kind, records, args.user)]
+                name = chat_exports.ASSISTANT_NAMES[kind]
+                what += f" as a {name} export, {len(records)} conversation(s)"
             else:
                 conversations = transfer.conversations_from_messages(
                     records, args.user, args.thread
                 )
-                what = "messages"
-            steps = transfer.add_conversations(gr, conversations)
-        done = _add_with_progress(steps)
+                what += " as messages"
+            done = _add_with_progress(transfer.add_conversations(gr, conversations))
         users = ", ".join(f"{u.user_id} (graph {u.graph_uuid})" for u in done.users) or "-"
-        out.print(f"read {path} as {what}")
+        out.print(f"read {what}")
         out.print(
             f"added {done.messages} message(s) in {done.threads} thread(s), {done.episodes}"
             f" episode(s), {done.edges} fact(s), {done.nodes} node(s); user(s): {users}"
         )
-        if args.no_wait:
+        if done.graphs or done.present or done.dropped:
             out.print(
-                f"{len(done.tasks)} task(s) queued; a running server or worker processes them"
+                f"also: {done.graphs} graph(s) made; {done.present} message(s) or episode(s)"
+                f" already there, skipped; {done.dropped} message(s) left out (system, tool"
+                " or empty)"
             )
+        if args.no_wait or not done.tasks:
+            if done.tasks:
+                out.print(
+                    f"{len(done.tasks)} task(s) queued; a running server or worker processes them"
+                )
             return 0
         failed = _wait_with_progress(gr, done.tasks, args.timeout)
         stats = gr.stats(done.users[0].graph_uuid) if len(done.users) == 1 else gr.stats()
@@ -98,15 +151,33 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def _add_with_progress(steps: Any) -> Any:
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    """Runs ``steps``; the bar counts the conversations (users and graphs) gone through."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     done = None
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    columns = (
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=_console(stderr=True), transient=True) as bar:
-        job = bar.add_task("adding")
+        job = bar.add_task("adding", total=None)
         for done in steps:
             bar.update(
-                job, description=f"adding: {done.messages} message(s), {done.threads} thread(s)"
+                job,
+                total=done.planned or None,
+                completed=done.visited,
+                description=f"adding: {done.messages} message(s), {done.threads} thread(s),"
+                f" {done.episodes} episode(s), {done.present} already there",
             )
     if done is None:
         from graphrecall.library.transfer import Imported
@@ -292,14 +363,27 @@ def add_commands(sub: Any) -> None:
     """Adds the everyday commands to ``graphrecall``'s subcommands."""
     imp = sub.add_parser(
         "import",
-        help="add a conversation file (JSON/JSONL messages, LoCoMo, or an export)",
+        help="add a conversation file (messages, LoCoMo, an export, ChatGPT or Claude) or"
+        " copy a Zep v4 server",
         description=(
             "Add a file's messages as threads of a user and wait for processing. Formats:"
             " JSON or JSONL messages (content, role, name, timestamp, thread_id; see"
-            " docs/cli.md), the LoCoMo JSON format, or a graphrecall export."
+            " docs/cli.md), the LoCoMo JSON format, a graphrecall export, or ChatGPT's or"
+            " Claude's data export (conversations.json or the export's zip). Or copy every"
+            " user, thread, message, graph and episode of a Zep v4 server (--from-zep)."
+            " ChatGPT, Claude and Zep imports can be run again: they add only what is"
+            " missing, so an interrupted run goes on where it stopped."
         ),
     )
-    imp.add_argument("file", help="the file to read")
+    imp.add_argument("file", nargs="?", help="the file to read")
+    imp.add_argument(
+        "--from-zep",
+        metavar="URL",
+        help="copy a Zep v4 server instead: its API base URL, e.g. https://api.getzep.com/api/v4",
+    )
+    imp.add_argument(
+        "--zep-api-key", metavar="KEY", help="the Zep server's API key (default: $ZEP_API_KEY)"
+    )
     imp.add_argument("--user", help="user_id to add to (made if missing)")
     imp.add_argument(
         "--thread",

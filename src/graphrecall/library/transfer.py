@@ -9,7 +9,14 @@ Three input formats (``read_file`` tells them apart):
 - **LoCoMo** (Maharana et al., 2024): each conversation a user, each session a thread,
   each turn a message (role ``user``, name = the speaker, time = the session's);
 - **a graphrecall export** (``export_graph``): JSONL, first line
-  ``{"type": "graphrecall-export", ...}``, then threads, episodes, nodes and edges.
+  ``{"type": "graphrecall-export", ...}``, then threads, episodes, nodes and edges;
+- **ChatGPT's or Claude's data export** (``conversations.json``, or the export's zip):
+  read by :mod:`graphrecall.library.importers.chat_exports`.
+
+A Zep v4 server is read over HTTP instead (:mod:`graphrecall.library.importers.zep`).
+Chat exports and Zep imports are idempotent and resumable (see
+:mod:`graphrecall.library.importers.once`): their threads get ``thread_id``s derived
+from the source, and a re-run adds only what is missing.
 
 Importing an export replays its raw input (every message into a thread, every text or
 JSON episode into the graph), so the target database derives the graph again with its own
@@ -30,6 +37,7 @@ from graphrecall.domain import limits
 from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.library import locomo
 from graphrecall.library.client import GraphRecall
+from graphrecall.library.importers import once
 
 EXPORT_TYPE = "graphrecall-export"
 BATCH = limits.MAX_MESSAGES_PER_CALL
@@ -42,6 +50,10 @@ class Conversation:
     user_id: str
     first_name: str | None = None
     threads: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # True: the thread keys are thread_ids, found again on a re-run (which then adds
+    # only the messages missing); False: every run makes new threads.
+    thread_ids: bool = False
+    dropped: int = 0  # source messages left out (system, tool, empty)
 
     @property
     def messages(self) -> int:
@@ -58,18 +70,25 @@ class Imported:
     episodes: int = 0
     edges: int = 0
     nodes: int = 0
+    graphs: int = 0  # standard graphs made
+    present: int = 0  # messages and episodes already there (an earlier run's), skipped
+    dropped: int = 0  # source messages left out (system, tool, empty)
+    planned: int = 0  # conversations (or source users and graphs) this run goes through
+    visited: int = 0  # of those, done
     tasks: dict[str, int] = field(default_factory=dict)  # task uuid -> items it carries
 
 
 def read_file(path: Path) -> tuple[str, list[Any]]:
-    """``("messages" | "locomo" | "export", records)``."""
-    text = path.read_text(encoding="utf-8")
+    """``("messages" | "locomo" | "export" | "chatgpt" | "claude", records)``."""
+    from graphrecall.library.importers import chat_exports
+
+    text = chat_exports.read_text(path)
     stripped = text.lstrip()
     if not stripped:
         raise BadRequest(f"{path} is empty", param="file")
     records: list[Any]
     if stripped.startswith("["):
-        records = json.loads(text)
+        records = chat_exports.parse(text, path)
     elif stripped.startswith("{") and _single_json(text) is not None:
         single = _single_json(text)
         records = single.get("messages", [single]) if isinstance(single, dict) else []
@@ -91,6 +110,9 @@ def read_file(path: Path) -> tuple[str, list[Any]]:
         return "export", records
     if "conversation" in first:
         return "locomo", records
+    kind = chat_exports.kind_of(first)
+    if kind is not None:
+        return kind, records
     return "messages", records
 
 
@@ -157,11 +179,16 @@ def ensure_user(gr: GraphRecall, user_id: str, first_name: str | None = None) ->
 
 def add_conversations(gr: GraphRecall, conversations: list[Conversation]) -> Iterator[Imported]:
     """Adds every message, yielding the running totals after each call."""
-    done = Imported()
+    done = Imported(planned=sum(len(c.threads) for c in conversations))
     for conversation in conversations:
         user = ensure_user(gr, conversation.user_id, conversation.first_name)
         done.users.append(user)
-        for messages in conversation.threads.values():
+        done.dropped += conversation.dropped
+        for key, messages in conversation.threads.items():
+            if conversation.thread_ids:
+                yield from once.add_thread_once(gr, user.uuid, key, messages, done)
+                done.visited += 1
+                continue
             thread = gr.thread.create(user_uuid=user.uuid)
             done.threads += 1
             for start in range(0, len(messages), BATCH):
@@ -170,6 +197,7 @@ def add_conversations(gr: GraphRecall, conversations: list[Conversation]) -> Ite
                 done.messages += len(added.messages)
                 done.tasks[added.task.uuid] = len(added.messages)
                 yield done
+            done.visited += 1
 
 
 # -- export --------------------------------------------------------------------------------
@@ -254,13 +282,18 @@ def import_export(
             done.messages += len(batch)
             done.tasks[added_messages.task.uuid] = len(batch)
             yield done
-    yield from _hand_made(gr, target, records, done)
+    yield from add_hand_made(gr, target, records, done)
 
 
-def _hand_made(
-    gr: GraphRecall, target: str, records: list[dict[str, Any]], done: Imported
+def add_hand_made(
+    gr: GraphRecall,
+    target: str,
+    records: list[dict[str, Any]],
+    done: Imported,
+    present_names: set[str] | frozenset[str] = frozenset(),
 ) -> Iterator[Imported]:
-    """Facts and entities with no episode were added by hand; add them back."""
+    """Facts and entities with no episode were added by hand; add them back (facts
+    deduplicated, entities whose name is in ``present_names`` left out)."""
     nodes = {r["uuid"]: r for r in records if r.get("type") == "node"}
     edges = [r for r in records if r.get("type") == "edge" and not r.get("episode_uuids")]
     used: set[str] = set()
@@ -296,7 +329,10 @@ def _hand_made(
     alone = [
         n
         for n in nodes.values()
-        if not n.get("episode_uuids") and n["uuid"] not in used and "User" not in n["labels"]
+        if not n.get("episode_uuids")
+        and n["uuid"] not in used
+        and "User" not in n["labels"]
+        and n["name"] not in present_names
     ]
     for start in range(0, len(alone), limits.MAX_NODES_PER_CALL):
         batch = [
