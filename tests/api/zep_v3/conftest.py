@@ -1,5 +1,6 @@
-"""Fixtures: the published Zep v3 clients, each installed once into a cache of its own
-(the suite's environment pins zep-cloud 4), and a graphrecall server on each backend.
+"""Fixtures: the published Zep v3 clients, and the Zep Cloud v2 / CE 2.x ones (LangChain
+with zep-cloud 1.0.9, zep-python 2.0.2), each installed once into a cache of its own (the
+suite's environment pins zep-cloud 4), and a graphrecall server on each backend.
 
 ``zep-cloud`` 3.30.0 comes from PyPI (``pip install --target``), ``@getzep/zep-cloud``
 3.30.0 from npm (``npm install --prefix``); ``GRAPHRECALL_TEST_CACHE`` overrides the cache
@@ -25,6 +26,10 @@ from tests.conftest import API_KEY, Server, _free_port
 
 PY_SDK = "zep-cloud==3.30.0"
 TS_SDK = "@getzep/zep-cloud@3.30.0"
+# Zep Cloud v2: LangChain's ZepCloudChatMessageHistory passes memory.get a memory_type,
+# which only zep-cloud 1.x takes.
+LANGCHAIN = ("langchain-community==0.4.2", "zep-cloud==1.0.9")
+CE_SDK = "zep-python==2.0.2"  # the Zep Community Edition 2.x client
 
 
 def _cache(name: str) -> Path:
@@ -72,6 +77,29 @@ def zep_v3_node() -> Path:
         _cache("zep-cloud-3.30.0-node"),
         [npm, "install", "--no-audit", "--no-fund", "--silent", TS_SDK, "--prefix"],
         TS_SDK,
+    )
+
+
+@pytest.fixture(scope="session")
+def zep_v2_langchain() -> Path:
+    """A directory to put first on PYTHONPATH: langchain-community 0.4.2 and zep-cloud
+    1.0.9 with their own dependencies (langchain-core, pydantic, ...), as a user would
+    install them."""
+    return _fetch(
+        _cache("langchain-community-0.4.2-zep-cloud-1.0.9-py"),
+        [sys.executable, "-m", "pip", "install", "--quiet", *LANGCHAIN, "--target"],
+        " and ".join(LANGCHAIN),
+    )
+
+
+@pytest.fixture(scope="session")
+def zep_ce_python() -> Path:
+    """zep-python 2.0.2 alone (its dependencies, httpx, pydantic and the undeclared
+    ``packaging``, are the suite's own)."""
+    return _fetch(
+        _cache("zep-python-2.0.2-py"),
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", CE_SDK, "--target"],
+        CE_SDK,
     )
 
 
