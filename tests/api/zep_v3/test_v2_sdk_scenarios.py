@@ -20,9 +20,9 @@ HERE = Path(__file__).parent
 # history, lastn, message / fact / cross-session search, the session, the user's
 # sessions, the session list, its messages, message metadata, clear, user delete.
 LANGCHAIN_CALLS = 19
-# user, session, memory add, facts learned, lastn, fact / message / cross-session search,
-# the session, its messages, a fact by uuid, the user's sessions, memory delete, user
-# delete.
+# user, session, memory add, facts learned, lastn, fact / message / MMR search across
+# sessions, the session, its messages, a fact by uuid, the session list, memory delete,
+# user delete.
 CE_CALLS = 14
 
 
@@ -71,3 +71,22 @@ def test_langchain_chat_history_passes_through_zep_cloud_1(
         timeout=600,
     )
     _assert_all(done, LANGCHAIN_CALLS)
+
+
+def test_zep_ce_2_client_passes(server: Server, zep_ce_python: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(zep_ce_python), "SCENARIO_USER": "ce"}
+    env.pop("ZEP_API_URL", None)  # the CE client would read it before its base_url
+    assert _imported(env, "zep_python")[0].startswith(str(zep_ce_python))
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(HERE / "scenario_ce.py"),
+            f"http://127.0.0.1:{server.port}",  # the CE client appends /api/v2
+            server.api_key,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    _assert_all(done, CE_CALLS)
