@@ -73,6 +73,20 @@ def rated_facts(
     ]
 
 
+def relevant_facts(
+    ctx: Context, project: Project, thread: Thread, floor: float | None
+) -> list[v2.FactV2]:
+    """The facts found for what the conversation is about now: its newest messages (as
+    many as the context block's query reads, whatever ``lastn``); those rated ``floor``
+    or more when given."""
+    messages = newest(ctx, project, thread, THREAD_QUERY_MESSAGES)
+    query = "\n".join(m.content for m in messages)
+    facts = rated_facts(ctx, project, thread.graph_uuid, query, FACT_LIMIT) if query else []
+    if floor is not None:
+        facts = [f for f in facts if f.rating is not None and f.rating >= floor]
+    return facts
+
+
 @router.post("/sessions/{session_id}/memory", response_model=v2.AddMemoryV2)
 def add_memory(
     session_id: str, body: MemoryAddV2, ctx: Context = CtxDep, project: Project = ProjectDep
@@ -102,14 +116,8 @@ def get_memory(
         )
     thread = session(ctx, project, session_id)
     size = int_param(lastn, "lastn", ge=1, le=PAGE_SIZE_MAX) or DEFAULT_LASTN
-    floor = float_param(min_rating, "minRating")
     messages = newest(ctx, project, thread, size)
-    # The facts are found for what the conversation is about now: its newest messages,
-    # the query the context block uses too.
-    query = "\n".join(m.content for m in messages[-THREAD_QUERY_MESSAGES:])
-    facts = rated_facts(ctx, project, thread.graph_uuid, query, FACT_LIMIT) if query else []
-    if floor is not None:
-        facts = [f for f in facts if f.rating is not None and f.rating >= floor]
+    facts = relevant_facts(ctx, project, thread, float_param(min_rating, "minRating"))
     summaries = ctx.store.find(ThreadSummary, {"thread_uuid": thread.uuid}, limit=1)
     return v2.MemoryV2(
         messages=[v2.message(e) for e in messages],
@@ -118,6 +126,28 @@ def get_memory(
         summary=v2.summary(summaries[0]) if summaries else None,
         context=thread_context(ctx, project, thread.uuid).text if messages else None,
     )
+
+
+@router.get("/sessions/{session_id}/facts", response_model=v2.FactsV2)
+def get_session_facts(
+    session_id: str,
+    min_rating: str | None = Query(None, alias="minRating"),
+    ctx: Context = CtxDep,
+    project: Project = ProjectDep,
+) -> Any:
+    """The facts memory.get answers as ``relevant_facts``."""
+    thread = session(ctx, project, session_id)
+    floor = float_param(min_rating, "minRating")
+    return v2.FactsV2(facts=relevant_facts(ctx, project, thread, floor))
+
+
+@router.get("/sessions/{session_id}/summary", response_model=v2.SummaryListV2)
+def get_summaries(session_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+    """The thread's summary (v4 keeps one per thread, rewritten as it grows)."""
+    thread = session(ctx, project, session_id)
+    found = ctx.store.find(ThreadSummary, {"thread_uuid": thread.uuid}, limit=1)
+    summaries = [v2.summary(s) for s in found]
+    return v2.SummaryListV2(summaries=summaries, row_count=len(found), total_count=len(found))
 
 
 @router.delete("/sessions/{session_id}/memory", response_model=v3wire.SuccessV3)

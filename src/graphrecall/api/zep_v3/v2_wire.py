@@ -59,10 +59,20 @@ class FactResponseV2(Wire):
     fact: FactV2
 
 
+class FactsV2(Wire):
+    facts: list[FactV2]
+
+
 class SummaryV2(Wire):
     uuid: str
     content: str
     created_at: str
+
+
+class SummaryListV2(Wire):
+    summaries: list[SummaryV2]
+    row_count: int
+    total_count: int
 
 
 class MemoryV2(Wire):
