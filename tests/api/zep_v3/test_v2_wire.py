@@ -10,25 +10,29 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import pytest
 from fastapi.routing import APIRoute
 
 from graphrecall.api import zep_v3
+from graphrecall.api.app import create_app
 from graphrecall.api.zep_v3.reference_routes_v2 import ZEP_V2_ROUTES
+from graphrecall.config import Settings
 from tests.api.zep_v3.conftest import v2_url
+from tests.api.zep_v3.test_routes import _app_entries
 from tests.api.zep_v3.test_wire import V3
 from tests.conftest import Server
 
 
 @dataclass
 class V2(V3):
-    def processed(self) -> None:
+    def processed(self, session_id: str | None = None) -> None:
         """Wait until the session's messages are processed (read through v3)."""
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            listed = self.ok("GET", f"/threads/{self.thread_id}/messages")
+            listed = self.ok("GET", f"/threads/{session_id or self.thread_id}/messages")
             if all(m["processed"] for m in listed["messages"]):
                 return
             time.sleep(0.05)
@@ -174,6 +178,23 @@ def test_search_needs_text_and_a_user_or_sessions(v2: V2) -> None:
     assert isinstance(summaries, list) and all("summary" in r for r in summaries)
 
 
+def test_a_deleted_sessions_messages_are_no_longer_its(v2: V2) -> None:
+    """memory.delete deletes the session; its messages stay in the user's graph as
+    episodes, and a session search no longer finds them as the session's."""
+    other = f"{v2.thread_id}-gone"
+    v2.ok("POST", "/sessions", json={"session_id": other, "user_id": v2.user_id})
+    message = {"role": "Ben", "role_type": "user", "content": "My cat is called Miso."}
+    v2.ok("POST", f"/sessions/{other}/memory", json={"messages": [message]})
+    v2.processed(other)
+    query = {"user_id": v2.user_id, "text": "What is the cat called?", "search_scope": "messages"}
+    found = v2.ok("POST", "/sessions/search", json=query)["results"]
+    assert other in [r["session_id"] for r in found]
+    v2.ok("DELETE", f"/sessions/{other}/memory")
+    v2.error(404, "GET", f"/sessions/{other}/memory")
+    found = v2.ok("POST", "/sessions/search", json=query)["results"]
+    assert found and {r["session_id"] for r in found} == {v2.thread_id}
+
+
 def test_unknown_sessions_and_facts_are_404s_naming_them(v2: V2) -> None:
     for method, path in (
         ("GET", "/sessions/nobody/memory"),
@@ -215,3 +236,16 @@ def test_the_v2_reference_routes_are_each_built_or_refused() -> None:
     ]
     assert len(built) == 17
     assert not [b for b in built if b not in unnamed]
+
+
+def test_each_v2_route_is_served_or_refused_and_collides_with_nothing(tmp_path: Path) -> None:
+    app = create_app(Settings(db=str(tmp_path / "routes.db")))
+    refused = 0
+    for method, template in ZEP_V2_ROUTES:
+        path = zep_v3.PREFIX + re.sub(r"\{[^}]+\}", "x1", template)
+        entries = _app_entries(app, method, path)
+        assert len(entries) == 1, (method, template, entries)
+        if getattr(entries[0], "original_router", None) not in zep_v3.V2_ROUTERS:
+            assert entries[0].name == "not_built", (method, template)
+            refused += 1
+    assert refused == len(ZEP_V2_ROUTES) - 17

@@ -82,20 +82,25 @@ def _search(
     scope = body.search_scope or "messages"
     v4scope = SCOPES[scope]
 
+    names: dict[str, str | None] = {}  # thread uuid -> session_id (None: deleted)
+
     def keep(record: Any) -> bool:
+        """Facts are the user's; a message or summary counts when its session does (a
+        deleted session's messages stay in the graph as episodes, not as a session's)."""
         if scope == "facts":
             return True
         owner = getattr(record, "thread_uuid", None)
-        return owner is not None and (thread_uuids is None or owner in thread_uuids)
+        if owner is None or (thread_uuids is not None and owner not in thread_uuids):
+            return False
+        if owner not in names:
+            names.update(ids.thread_ids(ctx, project, {owner}))
+        return names[owner] is not None
 
     found = _ranked(ctx, project, graph_uuid, v4scope, _params(body), keep, limit)
     floors = [body.min_score, body.min_fact_rating if scope == "facts" else None]
     given = [f for f in floors if f is not None]
     if given:
         found = [pair for pair in found if _score(pair[1]) >= max(given)]
-    names = ids.thread_ids(
-        ctx, project, {r.thread_uuid for r, _ in found if getattr(r, "thread_uuid", None)}
-    )
     if scope == "facts":
         graph = graphs.resolve(ctx, project, graph_uuid)
         _, _, convert = v4search.SCOPES["edges"]
