@@ -14,10 +14,12 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from platformdirs import user_cache_dir
 
@@ -110,9 +112,32 @@ def server(
     db: Path | str = tmp_path_factory.mktemp("v3") / "graphrecall.db"
     if request.param == "postgresql":
         db = pg_server.with_schema(pg_server.server_url(), f"v3{uuid.uuid4().hex}")
-    srv = Server(db, _free_port(), API_KEY).start()
+    srv = _started(Server(db, _free_port(), API_KEY))
     yield srv
     srv.stop()
+
+
+def _started(srv: Server, patience_s: float = 240.0) -> Server:
+    """``srv.start()``, given longer when the machine is loaded: a server still starting
+    after the suite's 60 s (its models loading on shared cores) is waited for, not
+    abandoned; one that exited, or is not up after ``patience_s`` more, fails."""
+    try:
+        return srv.start()
+    except RuntimeError:
+        if srv.process is None or srv.process.poll() is not None:
+            raise
+    deadline = time.monotonic() + patience_s
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{srv.port}/healthz", timeout=2).status_code == 200:
+                return srv
+        except httpx.HTTPError:
+            pass
+        if srv.process.poll() is not None:
+            break
+        time.sleep(0.5)
+    srv.stop()
+    raise RuntimeError(f"server did not come up in {60 + patience_s:.0f} s")
 
 
 def v2_url(server: Server) -> str:
