@@ -249,3 +249,15 @@ def test_each_v2_route_is_served_or_refused_and_collides_with_nothing(tmp_path: 
             assert entries[0].name == "not_built", (method, template)
             refused += 1
     assert refused == len(ZEP_V2_ROUTES) - 17
+
+
+def test_a_fact_deleted_is_gone_from_memory(v2: V2) -> None:
+    """Last of the tests on the shared session: it deletes one of its facts."""
+    facts = v2.ok("GET", f"/sessions/{v2.thread_id}/memory")["relevant_facts"]
+    assert facts
+    gone = facts[0]["uuid"]
+    assert v2.ok("GET", f"/facts/{gone}")["fact"]["fact"] == facts[0]["fact"]
+    assert v2.ok("DELETE", f"/facts/{gone}") == {"message": "deleted"}
+    assert v2.error(404, "GET", f"/facts/{gone}")["param"] == "fact_uuid"
+    after = v2.ok("GET", f"/sessions/{v2.thread_id}/memory")["relevant_facts"]
+    assert gone not in [f["uuid"] for f in after]
