@@ -1,5 +1,6 @@
-"""Fixtures: the published Zep v3 clients, each installed once into a cache of its own
-(the suite's environment pins zep-cloud 4), and a graphrecall server on each backend.
+"""Fixtures: the published Zep v3 clients, and the Zep Cloud v2 / CE 2.x ones (LangChain
+with zep-cloud 1.0.9, zep-python 2.0.2), each installed once into a cache of its own (the
+suite's environment pins zep-cloud 4), and a graphrecall server on each backend.
 
 ``zep-cloud`` 3.30.0 comes from PyPI (``pip install --target``), ``@getzep/zep-cloud``
 3.30.0 from npm (``npm install --prefix``); ``GRAPHRECALL_TEST_CACHE`` overrides the cache
@@ -13,10 +14,12 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from platformdirs import user_cache_dir
 
@@ -25,6 +28,10 @@ from tests.conftest import API_KEY, Server, _free_port
 
 PY_SDK = "zep-cloud==3.30.0"
 TS_SDK = "@getzep/zep-cloud@3.30.0"
+# Zep Cloud v2: LangChain's ZepCloudChatMessageHistory passes memory.get a memory_type,
+# which only zep-cloud 1.x takes.
+LANGCHAIN = ("langchain-community==0.4.2", "zep-cloud==1.0.9")
+CE_SDK = "zep-python==2.0.2"  # the Zep Community Edition 2.x client
 
 
 def _cache(name: str) -> Path:
@@ -75,6 +82,29 @@ def zep_v3_node() -> Path:
     )
 
 
+@pytest.fixture(scope="session")
+def zep_v2_langchain() -> Path:
+    """A directory to put first on PYTHONPATH: langchain-community 0.4.2 and zep-cloud
+    1.0.9 with their own dependencies (langchain-core, pydantic, ...), as a user would
+    install them."""
+    return _fetch(
+        _cache("langchain-community-0.4.2-zep-cloud-1.0.9-py"),
+        [sys.executable, "-m", "pip", "install", "--quiet", *LANGCHAIN, "--target"],
+        " and ".join(LANGCHAIN),
+    )
+
+
+@pytest.fixture(scope="session")
+def zep_ce_python() -> Path:
+    """zep-python 2.0.2 alone (its dependencies, httpx, pydantic and the undeclared
+    ``packaging``, are the suite's own)."""
+    return _fetch(
+        _cache("zep-python-2.0.2-py"),
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", CE_SDK, "--target"],
+        CE_SDK,
+    )
+
+
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
@@ -82,9 +112,32 @@ def server(
     db: Path | str = tmp_path_factory.mktemp("v3") / "graphrecall.db"
     if request.param == "postgresql":
         db = pg_server.with_schema(pg_server.server_url(), f"v3{uuid.uuid4().hex}")
-    srv = Server(db, _free_port(), API_KEY).start()
+    srv = _started(Server(db, _free_port(), API_KEY))
     yield srv
     srv.stop()
+
+
+def _started(srv: Server, patience_s: float = 240.0) -> Server:
+    """``srv.start()``, given longer when the machine is loaded: a server still starting
+    after the suite's 60 s (its models loading on shared cores) is waited for, not
+    abandoned; one that exited, or is not up after ``patience_s`` more, fails."""
+    try:
+        return srv.start()
+    except RuntimeError:
+        if srv.process is None or srv.process.poll() is not None:
+            raise
+    deadline = time.monotonic() + patience_s
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{srv.port}/healthz", timeout=2).status_code == 200:
+                return srv
+        except httpx.HTTPError:
+            pass
+        if srv.process.poll() is not None:
+            break
+        time.sleep(0.5)
+    srv.stop()
+    raise RuntimeError(f"server did not come up in {60 + patience_s:.0f} s")
 
 
 def v2_url(server: Server) -> str:

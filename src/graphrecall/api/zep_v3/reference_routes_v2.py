@@ -1,0 +1,57 @@
+"""Every route of Zep Cloud v2 and Zep Community Edition 2.x that is not also a Zep v3
+route (method, path under ``/api/v2``), read from the published SDKs: ``zep-cloud``
+1.0.9 and 2.22.1, ``zep-python`` 2.0.2 (the CE client, a subset). The routes the
+generations share (``/users``, ``/graph/search``, ...) are in ``reference_routes``.
+Those graphrecall does not translate answer 405 ``not_implemented`` (``api/app.py``),
+never a 404, which the clients read as a missing record."""
+
+from __future__ import annotations
+
+ZEP_V2_ROUTES: tuple[tuple[str, str], ...] = (
+    ("GET", "/collections"),
+    ("DELETE", "/collections/{collection_name}"),
+    ("GET", "/collections/{collection_name}"),
+    ("PATCH", "/collections/{collection_name}"),
+    ("POST", "/collections/{collection_name}"),
+    ("POST", "/collections/{collection_name}/documents"),
+    ("POST", "/collections/{collection_name}/documents/batchDelete"),
+    ("POST", "/collections/{collection_name}/documents/batchGet"),
+    ("PATCH", "/collections/{collection_name}/documents/batchUpdate"),
+    ("DELETE", "/collections/{collection_name}/documents/uuid/{document_uuid}"),
+    ("GET", "/collections/{collection_name}/documents/uuid/{document_uuid}"),
+    ("PATCH", "/collections/{collection_name}/documents/uuid/{document_uuid}"),
+    ("POST", "/collections/{collection_name}/search"),
+    ("DELETE", "/facts/{fact_uuid}"),
+    ("GET", "/facts/{fact_uuid}"),
+    ("POST", "/graph/edge/group/{group_id}"),
+    ("GET", "/graph/episodes/group/{group_id}"),
+    ("POST", "/graph/node/group/{group_id}"),
+    ("POST", "/groups"),
+    ("GET", "/groups-ordered"),
+    ("DELETE", "/groups/{group_id}"),
+    ("GET", "/groups/{group_id}"),
+    ("PATCH", "/groups/{group_id}"),
+    ("GET", "/groups/{group_id}/facts"),
+    ("POST", "/sessions"),
+    ("GET", "/sessions-ordered"),
+    ("POST", "/sessions/end"),
+    ("POST", "/sessions/search"),
+    ("GET", "/sessions/{session_id}"),
+    ("PATCH", "/sessions/{session_id}"),
+    ("POST", "/sessions/{session_id}/classify"),
+    ("POST", "/sessions/{session_id}/end"),
+    ("POST", "/sessions/{session_id}/extract"),
+    ("GET", "/sessions/{session_id}/facts"),
+    ("POST", "/sessions/{session_id}/facts"),
+    ("DELETE", "/sessions/{session_id}/memory"),
+    ("GET", "/sessions/{session_id}/memory"),
+    ("POST", "/sessions/{session_id}/memory"),
+    ("GET", "/sessions/{session_id}/messages"),
+    ("GET", "/sessions/{session_id}/messages/{message_uuid}"),
+    ("PATCH", "/sessions/{session_id}/messages/{message_uuid}"),
+    ("POST", "/sessions/{session_id}/search"),
+    ("GET", "/sessions/{session_id}/summary"),
+    ("GET", "/sessions/{session_id}/synthesize_question"),
+    ("GET", "/users/{user_id}/facts"),
+    ("GET", "/users/{user_id}/sessions"),
+)
