@@ -42,6 +42,7 @@ import logging
 import threading
 from typing import Any
 
+from graphrecall.ml import offline_documents
 from graphrecall.ml.extraction import (
     ExtractedFact,
     Extraction,
@@ -107,6 +108,9 @@ class OfflineExtractor:
             again = dict(zip(restored, nlp.pipe(restored.values(), batch_size=64), strict=True))
             out = []
             for i, (item, doc) in enumerate(zip(items, docs, strict=True)):
+                if item.speaker is None:  # a document, not a chat: read as a whole
+                    out.append(one_per_statement(offline_documents.read(nlp, item, doc)))
+                    continue
                 rules = Rules(item, doc)
                 result = rules.run()
                 if i in again:
