@@ -59,10 +59,13 @@ PLACE_RELATIONS = frozenset(
 ROLE_PREPOSITIONS = frozenset({"of", "at", "for"})
 # What people do to organisations: the subject of "runs Brightwater Foods" is a person,
 # whatever NER made of the name.
+# (Not "owns", "hires", "launches": companies do those to companies too.)
 PERSON_VERBS = frozenset(
-    """run found co-found cofound lead head own manage chair join leave quit work teach
-    study marry hire direct launch""".split()  # noqa: SIM905
+    """run found co-found cofound lead head manage chair join leave quit work teach
+    study marry direct""".split()  # noqa: SIM905
 )
+# "was set up by Helen Park": who sets up, founds or runs a company is a person.
+PERSON_AGENTS = PERSON_VERBS | frozenset({"set", "establish", "start", "create", "launch"})
 
 
 def read(nlp: Any, item: ExtractionInput, doc: Any) -> Extraction:
@@ -76,7 +79,7 @@ def read(nlp: Any, item: ExtractionInput, doc: Any) -> Extraction:
     result = Rules(item.model_copy(update={"text": text}), parsed).run()
     facts = [_possessive(f, named) for f in result.facts]
     facts = _roles(facts)
-    facts += _unread_statements(parsed, facts, named, Rules(item, parsed))
+    facts += _unread_statements(parsed, facts, named)
     return _labelled(Extraction(entities=result.entities, facts=facts), named)
 
 
@@ -91,7 +94,7 @@ def corrected(doc: Any) -> dict[int, str]:
         last = ent[-1].lower_
         if label in ("PERSON", "GPE", "NORP", "PRODUCT", "WORK_OF_ART") and last in ORG_SUFFIXES:
             label = "ORG"
-        elif label in ("ORG", "GPE", "NORP", "PRODUCT") and last not in ORG_SUFFIXES:
+        elif label in ("ORG", "GPE", "FAC", "NORP", "PRODUCT") and last not in ORG_SUFFIXES:
             if _acts_as_person(ent):
                 label = "PERSON"
         elif (
@@ -107,8 +110,11 @@ def corrected(doc: Any) -> dict[int, str]:
 
 def _acts_as_person(ent: Any) -> bool:
     """The entity is the subject of what a person does to an organisation ("Nadia
-    Petrova runs Brightwater Foods") or of a job title ("... is the finance director")."""
+    Petrova runs Brightwater Foods"), of a job title ("... is the finance director"), or
+    the agent of such a deed ("was set up by Helen Park")."""
     root = ent.root
+    if root.dep_ == "pobj" and root.head.dep_ == "agent":
+        return root.head.head.lemma_.lower() in PERSON_AGENTS
     if root.dep_ != "nsubj":
         return False
     verb = root.head
@@ -133,7 +139,7 @@ def _names(doc: Any, labels: dict[int, str]) -> dict[str, str]:
     for ent in doc.ents:
         ours = NER_LABELS.get(labels.get(ent.start, ent.label_))
         if ours in ("Person", "Organization", "Location"):
-            out.setdefault(" ".join(ent.text.split()), ours)
+            out.setdefault(_clean(ent.text), ours)
     return out
 
 
@@ -171,36 +177,44 @@ def _roles(facts: list[ExtractedFact]) -> list[ExtractedFact]:
 
 
 def _unread_statements(
-    doc: Any, facts: list[ExtractedFact], named: dict[str, str], rules: Rules
+    doc: Any, facts: list[ExtractedFact], named: dict[str, str]
 ) -> list[ExtractedFact]:
-    """A fact for each sentence that names two entities and gave no fact: the first
-    named one, the sentence's verb, the second."""
+    """A fact for each sentence that names two entities and gave no fact between named
+    things: the first named one, the sentence's verb (with the preposition that links
+    the second: "merged with" for "X and Y merged"), the second."""
     out: list[ExtractedFact] = []
     for sent in doc.sents:
-        text = sent.text.strip()
-        if not text or text.endswith("?"):
-            continue
-        names = [" ".join(e.text.split()) for e in sent.ents if " ".join(e.text.split()) in named]
-        if len(names) < 2 or any(f.source in text and f.target in text for f in facts):
-            continue
+        text = re.sub(r"\s+", " ", sent.text).strip()
         verb = sent.root
-        if verb.pos_ not in ("VERB", "AUX"):
+        if text.endswith("?") or verb.pos_ not in ("VERB", "AUX"):
             continue
-        preps = [c.lower_ for c in verb.children if c.dep_ in ("prep", "agent")]
-        relation = relation_name(third_person(verb.lemma_.lower()), *preps[:1])
-        valid, invalid = rules._times(verb, list(sent))
+        ents = [e for e in sent.ents if _clean(e.text) in named]
+        if len(ents) < 2 or any(f.source in text and f.target in text for f in facts):
+            continue
+        first, second = ents[0], ents[1]
+        link = second.root.head
+        if second.root.dep_ == "conj" and link.i == first.root.i:
+            words = [third_person(verb.lemma_.lower()), "with"]
+        elif link.dep_ in ("prep", "agent") and link.head.i == verb.i:
+            words = [third_person(verb.lemma_.lower()), link.lower_]
+        else:
+            words = [third_person(verb.lemma_.lower())]
+        dates = [e.text for e in sent.ents if e.label_ in ("DATE", "TIME")]
         out.append(
             ExtractedFact(
-                source=names[0],
-                relation=relation,
-                target=names[1],
-                fact=re.sub(r"\s+", " ", text).rstrip(".")[:500],
-                valid_at=valid,
-                invalid_at=invalid,
+                source=_clean(first.text),
+                relation=relation_name(*words),
+                target=_clean(second.text),
+                fact=text.rstrip(".")[:500],
+                valid_at=dates[0] if dates else None,
                 rule="document_statement",
             )
         )
     return out
+
+
+def _clean(name: str) -> str:
+    return re.sub(r"['\u2019]s$", "", " ".join(name.split()))
 
 
 def _labelled(extraction: Extraction, named: dict[str, str]) -> Extraction:
