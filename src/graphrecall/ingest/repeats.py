@@ -5,8 +5,8 @@ fact restated in a later message, the same clause read from two messages, a fact
 with a line break that the summary's own lines split), and a summary that repeats itself
 spends its budget on nothing. Two sentences say the same when, after case, punctuation
 and spacing are set aside, they are equal, or their words nearly are (``NEAR``, or one
-word added: "Kai lives in Berlin" and "Kai lives in Berlin now") and they agree on negation ("Kai works
-at Acme" and "Kai no longer works at Acme" are both kept).
+word added: "Kai lives in Berlin" and "Kai lives in Berlin now") and they agree on
+negation ("Kai works at Acme" and "Kai no longer works at Acme" are both kept).
 """
 
 from __future__ import annotations

@@ -200,12 +200,11 @@ def test_selection_ranks_follow_the_block_and_results_are_typed(zep: Zep, world:
     for node in results.nodes:
         assert node.episode_uuids_truncated is False and isinstance(node.episode_uuids, list)
     assert results.observations[0].episode_uuids  # provenance is carried
-    # rank 1 is the best item of all scopes
-    best = max(
-        [*results.edges, *results.nodes, *results.observations, *results.thread_summaries],
-        key=lambda item: item.score,
-    )
+    # the sections come in a fixed order (facts first), so rank 1 is the best fact
+    best = max(results.edges, key=lambda item: item.score or 0)
     assert best.selection_rank == 1
+    headers = [line for line in result.context.splitlines() if line.endswith(":")]
+    assert headers == [FACTS_HEADER, "Entities:", "Observations:", "Thread summaries:"]
 
 
 def test_no_budget_is_exceeded_and_truncated_says_when_it_cut(zep: Zep, world: World) -> None:
