@@ -93,6 +93,7 @@ def check_document(zep: Zep) -> None:
     labels = _labels(zep, graph)
     assert labels["Aurelia Marchetti"] == labels["Dario Conti"] == {"Person"}
     assert labels["Pinewood Ceramics"] == labels["Halden Homes"] == {"Organization"}
+    assert labels["Murano Glassworks"] == {"Organization"}  # NER: a place; worked at: no
     assert labels["Faenza"] == labels["Milan"] == {"Location"}
     assert not {"company", "the company", "she", "he", "it", "firm"} & {
         name.casefold() for name in labels

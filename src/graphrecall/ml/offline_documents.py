@@ -219,7 +219,8 @@ def _clean(name: str) -> str:
 
 def _labelled(extraction: Extraction, named: dict[str, str]) -> Extraction:
     """The entities labelled from the corrected parse, then from the relations that
-    name them; a Person label never stays on a place or an organisation."""
+    name them (a relation's word on its target outweighs NER), so a Person label never
+    stays on a place or an organisation."""
     by_relation: dict[str, str] = {}
     for fact in extraction.facts:
         cue = "Location" if fact.relation in PLACE_RELATIONS else TARGET_LABELS.get(fact.relation)
@@ -235,6 +236,10 @@ def _labelled(extraction: Extraction, named: dict[str, str]) -> Extraction:
         cue = by_relation.get(key)
         if parsed is not None and parsed != entity.label:
             entity.label = parsed
-        if cue is not None and entity.label in (None, "Person", "Product", "Work"):
+        # What the statement says the target is (an employer, a home, a headquarters)
+        # outweighs NER on a bare name: "worked at Murano Glassworks" is no place, "based
+        # in Faenza" no organisation (unless the name itself ends in a company word).
+        company_name = entity.name.split()[-1].casefold() in ORG_SUFFIXES
+        if cue is not None and entity.label != cue and not (cue == "Location" and company_name):
             entity.label = cue
     return Extraction(entities=list(entities.values()), facts=extraction.facts)
