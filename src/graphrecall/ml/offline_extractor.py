@@ -34,6 +34,10 @@ Rules, per sentence:
   is answered from; requests ("Let me know ...") are not statements;
 - times: DATE entities inside the clause become ``valid_at`` (or ``invalid_at`` after
   "until"/"till"), resolved later against the episode's reference time.
+
+An input with no speaker is a document, not a chat message: it is read as a whole by
+``ml/offline_documents.py`` (labels corrected from the parse, "she", "its", "the company"
+resolved within it, then the same clause rules), so messages never take that path.
 """
 
 from __future__ import annotations
