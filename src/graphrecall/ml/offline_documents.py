@@ -111,7 +111,11 @@ def corrected(doc: Any) -> dict[int, str]:
 def _acts_as_person(ent: Any) -> bool:
     """The entity is the subject of what a person does to an organisation ("Nadia
     Petrova runs Brightwater Foods"), of a job title ("... is the finance director"), or
-    the agent of such a deed ("was set up by Helen Park")."""
+    the agent of such a deed ("was set up by Helen Park"). Only a name written as a
+    person's full name is (two or three capitalised words): "Globex is the largest
+    producer of steel" stays an organisation."""
+    if not 2 <= len(ent) <= 3 or not all(t.is_alpha and t.text[:1].isupper() for t in ent):
+        return False
     root = ent.root
     if root.dep_ == "pobj" and root.head.dep_ == "agent":
         return root.head.head.lemma_.lower() in PERSON_AGENTS
