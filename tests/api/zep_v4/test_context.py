@@ -132,7 +132,10 @@ def insert_derived(server: Server, graph: str, observation: str, summary: str) -
 def world(zep: Zep, server: Server) -> World:
     graph = zep.graph.create(name="context-world", time_zone="UTC").uuid_
     nodes, edges = add_graph_items(zep, graph, NODES, FACTS)
-    episode = zep.graph.episode.add(graph, data="Alice said she drinks green tea every day.")
+    # An episode for the observation's provenance. It states no fact, so the summaries
+    # written above stay as written (a document's "she drinks ..." is now read as a fact
+    # about Alice, which would rewrite her summary from her facts).
+    episode = zep.graph.episode.add(graph, data="Alice said good morning.")
     wait_for_task(zep, episode.task.uuid_)
     observation, summary = insert_derived(server, graph, OBSERVATION, SUMMARY)
     return World(graph, nodes, edges, observation, summary)
