@@ -119,3 +119,20 @@ def test_a_chat_message_is_not_read_as_a_document(extractor: OfflineExtractor) -
     chat = read(extractor, text, speaker="Tom")
     assert ("Priya Nair", "LIVES_IN", "Oslo") not in triples(chat)
     assert ("Priya Nair", "LIVES_IN", "Oslo") in triples(read(extractor, text))
+
+
+def test_she_is_the_subject_not_the_last_person_named(extractor: OfflineExtractor) -> None:
+    """The first "she" of a document is the person named as a subject; a person one
+    leaves or marries keeps the Person label (only an employer is an organisation)."""
+    got = read(
+        extractor,
+        "Lena Brandt married Tom Weiss in 2010. In 2020 she left Tom Weiss. "
+        "She works at Orla Kline.",
+    )
+    assert triples(got) == {
+        ("Lena Brandt", "MARRIES", "Tom Weiss"),
+        ("Lena Brandt", "LEAVES", "Tom Weiss"),
+        ("Lena Brandt", "WORKS_AT", "Orla Kline"),
+    }
+    assert labels(got)["Tom Weiss"] == "Person"
+    assert labels(got)["Orla Kline"] == "Organization"

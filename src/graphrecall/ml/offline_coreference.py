@@ -7,9 +7,10 @@ names its entities and then refers back to them within itself. ``resolved`` rewr
 such references with the name they stand for, so each statement names its subject:
 
 - "she" / "he" / "him" / "her" / "his": the most recent person of that gender, once a
-  pronoun has told it; else the most recent person whose gender is not known yet (who
-  then takes it). "Priya Nair founded it. She hired Tomas Weber. He ..." -> Tomas Weber;
-  "She also ..." -> Priya Nair again;
+  pronoun has told it; else the most recent person whose gender is not known yet, one
+  named as a subject first (who then takes it). "Lena married Tom. She left him" ->
+  Lena; "Priya Nair founded it. She hired Tomas Weber. He ..." -> Tomas Weber; "She
+  also ..." -> Priya Nair again;
 - "the company" (firm, startup, business, school, bank, ...) and "its", and "it" as a
   subject: the organisation the document is about (the last one named as a subject, or
   read as "the company" before), else the most recent one; "the bank", "the school":
@@ -42,6 +43,7 @@ SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
 @dataclass
 class _Antecedents:
     people: list[str] = field(default_factory=list)  # most recent last
+    subjects: set[str] = field(default_factory=set)  # people named as a subject
     gender: dict[str, str] = field(default_factory=dict)  # name -> "f" / "m"
     orgs: list[str] = field(default_factory=list)  # most recent last
     # The organisation the document is about: the last one named as a subject, or the
@@ -75,6 +77,8 @@ class _Antecedents:
             if name in self.people:
                 self.people.remove(name)
             self.people.append(name)
+            if subject:
+                self.subjects.add(name)
         elif label == "ORG":
             if name in self.orgs:
                 self.orgs.remove(name)
@@ -85,14 +89,17 @@ class _Antecedents:
             self.place = name
 
     def person(self, sex: str) -> str | None:
+        """The latest person of that gender; else the latest one named as a subject
+        whose gender is not known yet ("Lena married Tom. She ..." is Lena), else the
+        latest one whose gender is not known; who is chosen takes the gender."""
         for name in reversed(self.people):
             if self.gender.get(name) == sex:
                 return name
-        for name in reversed(self.people):
-            if name not in self.gender:
-                self.gender[name] = sex
-                return name
-        return None
+        unknown = [n for n in reversed(self.people) if n not in self.gender]
+        chosen = next((n for n in unknown if n in self.subjects), None) or next(iter(unknown), None)
+        if chosen is not None:
+            self.gender[chosen] = sex
+        return chosen
 
 
 def resolved(doc: Any, labels: dict[int, str] | None = None) -> str:

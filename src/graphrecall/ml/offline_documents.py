@@ -57,6 +57,8 @@ PLACE_RELATIONS = frozenset(
     IS_LOCATED_IN IS_FOUNDED_IN OPENS_IN IS_BORN_IN GROWS_UP_IN""".split()  # noqa: SIM905
 )
 ROLE_PREPOSITIONS = frozenset({"of", "at", "for"})
+# Relations whose target is an employer and nothing else (one leaves or joins a person too).
+EMPLOYERS = frozenset({"WORKS_AT", "WORKS_FOR", "IS_EMPLOYED_BY", "STARTS_WORKING_AT"})
 # What people do to organisations: the subject of "runs Brightwater Foods" is a person,
 # whatever NER made of the name.
 # (Not "owns", "hires", "launches": companies do those to companies too.)
@@ -195,7 +197,10 @@ def _unread_statements(
         ents = [e for e in sent.ents if _clean(e.text) in named]
         if len(ents) < 2 or any(f.source in text and f.target in text for f in facts):
             continue
-        first, second = ents[0], ents[1]
+        first = ents[0]
+        second = next((e for e in ents[1:] if _clean(e.text) != _clean(first.text)), None)
+        if second is None:
+            continue
         link = second.root.head
         if second.root.dep_ == "conj" and link.i == first.root.i:
             words = [third_person(verb.lemma_.lower()), "with"]
@@ -226,10 +231,13 @@ def _labelled(extraction: Extraction, named: dict[str, str]) -> Extraction:
     name them (a relation's word on its target outweighs NER), so a Person label never
     stays on a place or an organisation."""
     by_relation: dict[str, str] = {}
+    people_too: set[str] = set()  # targets a person can be: "left Tom", "joined Ana"
     for fact in extraction.facts:
         cue = "Location" if fact.relation in PLACE_RELATIONS else TARGET_LABELS.get(fact.relation)
         if cue:
             by_relation.setdefault(fact.target.casefold(), cue)
+            if cue == "Organization" and fact.relation not in EMPLOYERS:
+                people_too.add(fact.target.casefold())
     entities = {e.name.casefold(): e for e in extraction.entities}
     for fact in extraction.facts:  # names only the statements step used
         for name in (fact.source, fact.target):
@@ -244,6 +252,8 @@ def _labelled(extraction: Extraction, named: dict[str, str]) -> Extraction:
         # outweighs NER on a bare name: "worked at Murano Glassworks" is no place, "based
         # in Faenza" no organisation (unless the name itself ends in a company word).
         company_name = entity.name.split()[-1].casefold() in ORG_SUFFIXES
-        if cue is not None and entity.label != cue and not (cue == "Location" and company_name):
+        if cue is None or entity.label == cue or (cue == "Location" and company_name):
+            continue
+        if not (entity.label == "Person" and key in people_too):
             entity.label = cue
     return Extraction(entities=list(entities.values()), facts=extraction.facts)
