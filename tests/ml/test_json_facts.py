@@ -78,3 +78,49 @@ def test_documents_without_a_record_are_left_to_text_extraction() -> None:
     assert extract('{"customer": "Globex", "plan": "enterprise"}') is None
     assert extract("[1, 2, 3]") is None
     assert extract("not json") is None
+
+
+def test_a_nested_path_stays_a_chain_person_company_city() -> None:
+    """A wrapper key types its record, a nested "employer" record is an organisation (its
+    city says where it is located, not where it lives), and the person works there."""
+    got = extract(
+        '{"buyer": {"name": "Oskar Lind", "employer": {"name": "Tidewater Mills",'
+        ' "city": "Gdansk"}}}'
+    )
+    assert triples(got) == {
+        ("Oskar Lind", "WORKS_FOR", "Tidewater Mills"),
+        ("Tidewater Mills", "IS_LOCATED_IN", "Gdansk"),
+    }
+    assert labels(got) == {
+        "Oskar Lind": "Person",
+        "Tidewater Mills": "Organization",  # not a Person, although it has a city
+        "Gdansk": "Location",
+    }
+
+
+def test_arrays_of_records_give_a_fact_per_record_with_humanised_keys() -> None:
+    got = extract(
+        '{"staff": ['
+        '{"name": "Rosa Quint", "employer_name": "Brightwell", "homeCity": "Lyon"},'
+        '{"name": "Emeka Obi", "current_employer": "Saltmarsh Ltd", "pet_name": "Juno"}]}'
+    )
+    assert triples(got) == {
+        ("Rosa Quint", "WORKS_FOR", "Brightwell"),
+        ("Rosa Quint", "LIVES_IN", "Lyon"),
+        ("Emeka Obi", "WORKS_FOR", "Saltmarsh Ltd"),
+        ("Emeka Obi", "HAS_PET", "Juno"),
+    }
+    assert got is not None
+    assert "Emeka Obi's pet is Juno" in {f.fact for f in got.facts}
+    assert labels(got)["Brightwell"] == labels(got)["Saltmarsh Ltd"] == "Organization"
+    assert labels(got)["Rosa Quint"] == "Person"
+
+
+def test_an_organisation_record_and_a_non_person_subject() -> None:
+    """A named record with an organisation's keys is an organisation; a thing's
+    "languages" are languages it has: only a person speaks."""
+    firm = extract('{"name": "Copperleaf", "industry": "logistics", "city": "Tallinn"}')
+    assert labels(firm)["Copperleaf"] == "Organization"
+    assert ("Copperleaf", "IS_LOCATED_IN", "Tallinn") in triples(firm)
+    manual = extract('{"manual_id": "M-77", "languages": ["Czech", "Welsh"]}')
+    assert triples(manual) == {("M-77", "HAS_LANGUAGE", "Czech"), ("M-77", "HAS_LANGUAGE", "Welsh")}

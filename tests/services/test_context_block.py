@@ -6,6 +6,8 @@ import pytest
 
 from graphrecall.domain.models import Node, Observation, ThreadSummary
 from graphrecall.services.context_block import (
+    HEADERS,
+    SECTION_ORDER,
     Item,
     Kind,
     Rec,
@@ -93,20 +95,42 @@ def test_lines_carry_dates_labels_and_summaries() -> None:
     )
 
 
-def test_sections_follow_their_best_item_and_ranks_follow_the_block() -> None:
+def test_sections_come_in_a_fixed_order_and_ranks_follow_the_block() -> None:
     packed = pack(candidates(), SectionLayout(), 10_000)
     assert not packed.truncated
-    assert packed.text.startswith("Observations:\n- Tea preference")
+    # The observation is the best item, yet facts come first: the order is fixed.
+    assert packed.text.startswith("Facts (with the dates they held, in UTC):\n- Alice works")
     headers = [line for line in packed.text.splitlines() if line.endswith(":")]
     assert headers == [
-        "Observations:",
         "Facts (with the dates they held, in UTC):",
         "Entities:",
+        "Observations:",
         "Thread summaries:",
     ]
     positions = [packed.text.index(i.line) for i in packed.items]
     assert positions == sorted(positions)
-    assert [i.kind for i in packed.items][:4] == ["observation", "edge", "edge", "edge"]
+    assert [i.kind for i in packed.items][:4] == ["edge", "edge", "edge", "node"]
+
+
+def test_the_section_order_does_not_depend_on_scores_or_arrival() -> None:
+    """Any scores, any order of the candidates: the same sections in the same order."""
+    base = candidates()
+    layouts = set()
+    for scores in ([0.9, 0.8, 0.7, 0.6, 0.5, 0.4], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]):
+        for order in (base, list(reversed(base))):
+            items = [item(i.kind, i.record, s) for i, s in zip(order, scores, strict=True)]
+            items.sort(key=lambda i: -i.score)
+            text = pack(items, SectionLayout(), 10_000).text
+            layouts.add(tuple(line for line in text.splitlines() if line.endswith(":")))
+    assert layouts == {
+        (
+            "Facts (with the dates they held, in UTC):",
+            "Entities:",
+            "Observations:",
+            "Thread summaries:",
+        )
+    }
+    assert sorted(SECTION_ORDER) == sorted(HEADERS)  # every kind has its place
 
 
 @pytest.mark.parametrize("notice", [None, "Evidence restricted to a window."])
@@ -215,7 +239,7 @@ def test_an_observation_or_entity_that_only_restates_written_facts_is_not_writte
         SectionLayout(),
         10_000,
     )
-    assert [i.uuid for i in packed.items if i.repeat] == ["o-r", "n-Alice"]
+    assert [i.uuid for i in packed.items if i.repeat] == ["n-Alice", "o-r"]  # block order
     assert {i.uuid for i in packed.items} >= {"o-r", "n-Alice", "o-a", "n-Bob"}  # all selected
     assert "Preference" not in packed.text and "- Alice (Person)" not in packed.text
     assert "- Bob: Bob swims on Sundays. Bob plays chess." in packed.text

@@ -21,6 +21,7 @@ from graphrecall.domain.models import (
     User,
 )
 from graphrecall.domain.predicates import JsonPath
+from graphrecall.ingest import repeats
 from graphrecall.store.base import Store
 
 SUMMARY_FACTS = 6
@@ -170,7 +171,8 @@ def thread_summary(
     store: Store, episode: Episode, new_facts: list[Edge], speakers: list[str]
 ) -> ThreadSummary | None:
     """Extend the thread's summary with the facts this message added (incremental: the
-    previous summary's points are kept, newest last, within the size budget)."""
+    previous summary's points are kept, newest last, within the size budget). A fact
+    the summary already states, or nearly (``ingest/repeats.py``), adds no point."""
     thread_uuid = episode.thread_uuid
     if thread_uuid is None:
         return None
@@ -178,13 +180,14 @@ def thread_summary(
     now = clock.now()
     existing = found[0] if found else None
     points = _points(existing.summary) if existing else []
+    points = [p for i, p in enumerate(points) if not repeats.said(points[:i], p)]
     people = _participants(existing.summary) if existing else []
     for name in speakers:
         if name and name not in people:
             people.append(name)
-    for edge in new_facts:
-        point = edge.fact.rstrip(".")
-        if point not in points:
+    for edge in new_facts:  # a point the summary already makes is not made again
+        point = repeats.one_line(edge.fact)
+        if point and not repeats.said(points, point):
             points.append(point)
     if not points and existing is None and not people:
         return None

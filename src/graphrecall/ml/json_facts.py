@@ -6,8 +6,13 @@ Each other key is a fact about the subject, its relation named from the key
 (``KEYS``: "employer" -> WORKS_FOR, "city" -> LIVES_IN, "role" -> HAS_ROLE, "languages" ->
 SPEAKS; any other key K -> HAS_K), the value's entity typed from the key too ("employer"
 -> Organization), never from NER on a bare value ("CTO" is a Role, not an Organization).
+Keys are read as words first (``json_keys.humanised``: "employer_name" and
+"current_employer" are the employer, "homeCity" the city, "pet_name" the pet).
 Nested objects with a subject of their own are entities with their own facts, linked by
-their key ("manager": {"name": "Sam Lee"} -> HAS_MANAGER Sam Lee); nested objects without
+their key ("manager": {"name": "Sam Lee"} -> HAS_MANAGER Sam Lee), and the key types them
+("company": {"name": ..., "city": ...} is an Organization, so its city says where it is
+located: the path customer -> company -> city stays a chain of facts, person -> company
+-> city); a record under a wrapper key ("customer": {...}) is typed by it; nested objects without
 one belong to the record ("address": {"city": "Paris"} -> LIVES_IN Paris). Arrays give one
 fact per item; an array of records gives each record's facts. Numbers, booleans, e-mail
 addresses, URLs, phone numbers and long texts are attributes of the subject, not
@@ -26,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphrecall.ml.extraction import EdgeType, ExtractedEntity, ExtractedFact, Extraction
+from graphrecall.ml.json_keys import humanised, snake, words
 
 
 @dataclass(frozen=True)
@@ -59,11 +65,15 @@ KEYS: dict[str, KeyMeaning] = {
     "manager": KeyMeaning("HAS_MANAGER", "Person", "has the manager"),
     "spouse": KeyMeaning("IS_MARRIED_TO", "Person", "is married to"),
 }
+# Relations only a person has: an order's or a team's "company" is not its employer.
+_PERSONS_ONLY = frozenset({"WORKS_FOR", "HAS_ROLE", "SPEAKS", "HAS_SKILL", "HAS_HOBBY"})
 # Where an organisation is, its "city" says where it is, not where it lives.
 _ORG_PLACE = KeyMeaning("IS_LOCATED_IN", "Location", "is located in")
 PERSON_KEYS = frozenset(
     """manager boss supervisor ceo cto founder owner customer client buyer seller spouse
-    partner wife husband winner author assignee contact user member mentor coach""".split()  # noqa: SIM905
+    partner wife husband winner author assignee contact user member mentor coach employee
+    person people staff colleague friend student teacher patient attendee participant
+    speaker reviewer""".split()  # noqa: SIM905
 )
 PLACE_KEYS = frozenset("city country venue location place address state region".split())  # noqa: SIM905
 ORG_KEYS = frozenset("company employer organization organisation school university".split())  # noqa: SIM905
@@ -86,6 +96,12 @@ _DATE_VALUE = re.compile(r"^(1[89]\d\d|2\d\d\d)(-\d\d(-\d\d)?)?([T ][\d:.+Z-]+)?
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 _URL = re.compile(r"^(https?://|www\.)", re.I)
 _PHONE = re.compile(r"^\+?[\d ()./-]{6,}$")
+# Keys that describe an organisation, telling a "name" record is about one (checked
+# before the personal keys: a company has a city too).
+_ORGANISATIONAL = frozenset(
+    """industry headquarters hq founded employees ceo website domain revenue sector
+    customers clients products ticker""".split()  # noqa: SIM905
+)
 # Keys that describe a person, telling a "name" record is about one.
 _PERSONAL = frozenset(
     """city employer role title job_title occupation email phone age birthday languages
@@ -107,14 +123,13 @@ def extract(content: str, edge_types: list[EdgeType] | None = None) -> Extractio
     return Extraction(entities=list(reader.entities.values()), facts=reader.facts)
 
 
-def _words(key: str) -> str:
-    return " ".join(
-        re.sub(r"([a-z])([A-Z])", r"\1 \2", key).replace("-", " ").replace("_", " ").split()
-    ).lower()
-
-
 def _snake(key: str) -> str:
-    return _words(key).replace(" ", "_")
+    """The key as the word it means ("employer_name" -> "employer"), in snake case."""
+    return humanised(key, _KNOWN)
+
+
+def _words(key: str) -> str:
+    return _snake(key).replace("_", " ")
 
 
 def _singular(word: str) -> str:
@@ -145,19 +160,20 @@ class _Reader:
             self.entities[key].label = label
         return self.entities[key].name
 
-    def walk(self, value: Any, parent: tuple[str, str | None] | None) -> None:
-        """Records anywhere in ``value`` (a top-level array, "employees": [...])."""
+    def walk(self, value: Any, key: str | None) -> None:
+        """Records anywhere in ``value`` (a top-level array, "employees": [...],
+        "customer": {...}), each typed by the key it sits under."""
         if isinstance(value, list):
             for item in value:
-                self.walk(item, parent)
+                self.walk(item, key)
         elif isinstance(value, dict):
             subject = _subject(value)
             if subject is None:
-                for item in value.values():
+                for inner_key, item in value.items():
                     if isinstance(item, dict | list):
-                        self.walk(item, parent)
+                        self.walk(item, inner_key)
                 return
-            self.record(value, subject)
+            self.record(value, _typed(subject, key) if key else subject)
 
     def record(self, data: dict[str, Any], subject: tuple[str, str | None, str | None]) -> str:
         name, label, name_key = subject
@@ -175,7 +191,7 @@ class _Reader:
         when: str | None,
     ) -> None:
         for key, value in data.items():
-            if key in skip or DATE_KEYS.match(_snake(key)):
+            if key in skip or DATE_KEYS.match(snake(key)):
                 continue
             if isinstance(value, dict):
                 inner = _subject(value)
@@ -196,7 +212,7 @@ class _Reader:
             elif isinstance(value, str) and _is_entity_value(value):
                 self.fact(source, label, key, self.value(key, value), when)
             elif value is not None and not isinstance(value, dict | list):
-                self.entities[source.casefold()].attributes[_snake(key)] = value
+                self.entities[source.casefold()].attributes[snake(key)] = value
 
     def value(self, key: str, text: str) -> str:
         meaning = KEYS.get(_snake(key))
@@ -206,14 +222,18 @@ class _Reader:
     def fact(self, source: str, label: str | None, key: str, target: str, when: str | None) -> None:
         snake = _snake(key)
         meaning = KEYS.get(snake)
-        if meaning is not None and meaning.relation == "LIVES_IN" and label not in (None, "Person"):
+        label = self.entities[source.casefold()].label or label
+        personal = label in (None, "Person")
+        if meaning is not None and meaning.relation == "LIVES_IN" and not personal:
             meaning = _ORG_PLACE
+        if meaning is not None and meaning.relation in _PERSONS_ONLY and not personal:
+            meaning = None  # an order's "company" is not its employer: HAS_COMPANY
         if meaning is not None:
             relation, text = meaning.relation, f"{source} {meaning.verb} {target}"
         else:
-            words = _singular(_words(key)) if snake.endswith("s") else _words(key)
-            relation = "HAS_" + words.upper().replace(" ", "_")
-            text = f"{source}'s {words} is {target}"
+            said = _singular(_words(key)) if snake.endswith("s") else _words(key)
+            relation = "HAS_" + said.upper().replace(" ", "_")
+            text = f"{source}'s {said} is {target}"
         relation = _fitting_type(self.edge_types, relation, _words(key)) or relation
         self.facts.append(
             ExtractedFact(
@@ -236,13 +256,17 @@ def _subject(data: dict[str, Any]) -> tuple[str, str | None, str | None] | None:
     for key, label in NAME_KEYS:
         value = data.get(key)
         if isinstance(value, str) and _is_entity_value(value):
-            if key == "name" and label is None and _PERSONAL & {_snake(k) for k in data}:
-                label = "Person"
+            if key == "name" and label is None:
+                keys = {_snake(k) for k in data}
+                if _ORGANISATIONAL & keys:
+                    label = "Organization"
+                elif _PERSONAL & keys:
+                    label = "Person"
             return clean_value(value), label, key
     for key, value in data.items():  # "order_id": "A-1043" -> the Order A-1043
-        snake = _snake(key)
-        if (snake.endswith("_id") or snake == "id") and isinstance(value, str | int):
-            kind = _words(snake[:-3]).title().replace(" ", "") if snake != "id" else None
+        plain = snake(key)
+        if (plain.endswith("_id") or plain == "id") and isinstance(value, str | int):
+            kind = words(plain[:-3]).title().replace(" ", "") if plain != "id" else None
             return clean_value(str(value)), kind or None, key
     return None
 
@@ -250,22 +274,32 @@ def _subject(data: dict[str, Any]) -> tuple[str, str | None, str | None] | None:
 def _typed(
     subject: tuple[str, str | None, str | None], key: str
 ) -> tuple[str, str | None, str | None]:
+    """The subject typed by the key it sits under: a key that names a kind ("company",
+    "customer", "city") says what a record named by "name" is, over the guess from its
+    other keys (a company with a city is not a person); otherwise the record's own type,
+    else the key's words ("pet" -> Pet)."""
     name, label, name_key = subject
+    kind = _kind_of(key)
+    if kind is not None and name_key == "name":
+        return name, kind, name_key
     return name, label or _label_for(key), name_key
 
 
-def _label_for(key: str) -> str | None:
-    snake = _singular(_snake(key))
-    if snake in PERSON_KEYS:
+def _kind_of(key: str) -> str | None:
+    """The type a key names ("customer" -> Person, "company" -> Organization), or None."""
+    word = _singular(_snake(key))
+    if word in PERSON_KEYS:
         return "Person"
-    if snake in PLACE_KEYS:
+    if word in PLACE_KEYS:
         return "Location"
-    if snake in ORG_KEYS:
+    if word in ORG_KEYS:
         return "Organization"
-    meaning = KEYS.get(snake)
-    if meaning is not None and meaning.label:
-        return meaning.label
-    return _words(snake).title().replace(" ", "") or None
+    meaning = KEYS.get(word) or KEYS.get(_snake(key))
+    return meaning.label if meaning is not None and meaning.label else None
+
+
+def _label_for(key: str) -> str | None:
+    return _kind_of(key) or _words(_singular(_snake(key))).title().replace(" ", "") or None
 
 
 def _is_entity_value(text: str) -> bool:
@@ -282,7 +316,7 @@ def _is_entity_value(text: str) -> bool:
 
 def _date_of(data: dict[str, Any]) -> str | None:
     for key, value in data.items():
-        if not DATE_KEYS.match(_snake(key)):
+        if not DATE_KEYS.match(snake(key)):
             continue
         text = str(value).strip()
         if _DATE_VALUE.match(text):
@@ -300,3 +334,7 @@ def _fitting_type(types: list[EdgeType], relation: str, key_words: str) -> str |
         if re.search(rf"\b{re.escape(key_words)}\b", t.description, re.I):
             return t.name
     return None
+
+
+# The keys with a meaning of their own, which ``json_keys.humanised`` reads keys into.
+_KNOWN = frozenset(KEYS) | PERSON_KEYS | PLACE_KEYS | ORG_KEYS | {k for k, _ in NAME_KEYS}

@@ -34,6 +34,10 @@ Rules, per sentence:
   is answered from; requests ("Let me know ...") are not statements;
 - times: DATE entities inside the clause become ``valid_at`` (or ``invalid_at`` after
   "until"/"till"), resolved later against the episode's reference time.
+
+An input with no speaker is a document, not a chat message: it is read as a whole by
+``ml/offline_documents.py`` (labels corrected from the parse, "she", "its", "the company"
+resolved within it, then the same clause rules), so messages never take that path.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ import logging
 import threading
 from typing import Any
 
+from graphrecall.ml import offline_documents
 from graphrecall.ml.extraction import (
     ExtractedFact,
     Extraction,
@@ -107,6 +112,9 @@ class OfflineExtractor:
             again = dict(zip(restored, nlp.pipe(restored.values(), batch_size=64), strict=True))
             out = []
             for i, (item, doc) in enumerate(zip(items, docs, strict=True)):
+                if item.speaker is None:  # a document, not a chat: read as a whole
+                    out.append(one_per_statement(offline_documents.read(nlp, item, doc)))
+                    continue
                 rules = Rules(item, doc)
                 result = rules.run()
                 if i in again:

@@ -32,6 +32,16 @@ HEADERS: dict[str, str] = {
     "user_summary": "User summary:",
 }
 SEPARATOR = "\n\n"
+# The default block's sections, always in this order (docs/context.md): the same query
+# over the same graph lays out the same way, whatever the scores of the day.
+SECTION_ORDER: tuple[Kind, ...] = (
+    "user_summary",
+    "edge",
+    "node",
+    "observation",
+    "thread_summary",
+    "episode",
+)
 
 
 @dataclass
@@ -174,8 +184,8 @@ class Layout(Protocol):
 
 
 class SectionLayout:
-    """The default block: the time-window notice (if any), then one section per kind,
-    sections ordered by their best item and items by rank within a section."""
+    """The default block: the time-window notice (if any), then one section per kind in
+    ``SECTION_ORDER``, items by rank within a section."""
 
     def __init__(self, notice: str | None = None) -> None:
         self.notice = notice
@@ -196,7 +206,8 @@ class SectionLayout:
             sections.setdefault(item.kind, []).append(item)
         blocks = [self.notice] if self.notice else []
         ordered: list[Item] = []
-        for kind, items in sections.items():
+        for kind in SECTION_ORDER:
+            items = sections.get(kind, [])
             lines = [i.line for i in items if not i.repeat]
             if lines:  # a section of restatements only is not written
                 blocks.append("\n".join([HEADERS[kind], *lines]))

@@ -132,7 +132,10 @@ def insert_derived(server: Server, graph: str, observation: str, summary: str) -
 def world(zep: Zep, server: Server) -> World:
     graph = zep.graph.create(name="context-world", time_zone="UTC").uuid_
     nodes, edges = add_graph_items(zep, graph, NODES, FACTS)
-    episode = zep.graph.episode.add(graph, data="Alice said she drinks green tea every day.")
+    # An episode for the observation's provenance. It states no fact, so the summaries
+    # written above stay as written (a document's "she drinks ..." is now read as a fact
+    # about Alice, which would rewrite her summary from her facts).
+    episode = zep.graph.episode.add(graph, data="Alice said good morning.")
     wait_for_task(zep, episode.task.uuid_)
     observation, summary = insert_derived(server, graph, OBSERVATION, SUMMARY)
     return World(graph, nodes, edges, observation, summary)
@@ -200,12 +203,11 @@ def test_selection_ranks_follow_the_block_and_results_are_typed(zep: Zep, world:
     for node in results.nodes:
         assert node.episode_uuids_truncated is False and isinstance(node.episode_uuids, list)
     assert results.observations[0].episode_uuids  # provenance is carried
-    # rank 1 is the best item of all scopes
-    best = max(
-        [*results.edges, *results.nodes, *results.observations, *results.thread_summaries],
-        key=lambda item: item.score,
-    )
+    # the sections come in a fixed order (facts first), so rank 1 is the best fact
+    best = max(results.edges, key=lambda item: item.score or 0)
     assert best.selection_rank == 1
+    headers = [line for line in result.context.splitlines() if line.endswith(":")]
+    assert headers == [FACTS_HEADER, "Entities:", "Observations:", "Thread summaries:"]
 
 
 def test_no_budget_is_exceeded_and_truncated_says_when_it_cut(zep: Zep, world: World) -> None:
