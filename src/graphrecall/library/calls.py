@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -113,17 +113,26 @@ def checked_size(page_size: int | None, default: int, max_size: int) -> int:
     return size
 
 
+class ListArgs(TypedDict, total=False):
+    """The SDK's paging arguments of a list (one left out: the list's default)."""
+
+    page_size: int | None
+    cursor: str | None
+    order_by: str | None
+    order: str | None
+
+
+class FilteredListArgs(ListArgs, total=False):
+    filters: Any
+
+
 def listing(
-    rules: Paging,
-    read: Callable[[PageRequest], tuple[Page[Any], list[T]]],
-    page_size: int | None,
-    cursor: str | None,
-    order_by: str | None = None,
-    order: str | None = None,
+    rules: Paging, read: Callable[[PageRequest], tuple[Page[Any], list[T]]], args: ListArgs
 ) -> Pager[T]:
     """A list by its paging ``rules`` (the HTTP face's, ``wire/zep_v4/paging.py``):
     ``read`` gives the service's page and its items as wire models."""
-    size = checked_size(page_size, limits.LIST_PAGE_SIZE_DEFAULT, rules.max_size)
+    order_by, order = args.get("order_by"), args.get("order")
+    size = checked_size(args.get("page_size"), limits.LIST_PAGE_SIZE_DEFAULT, rules.max_size)
     if order not in (None, "asc", "desc"):
         raise BadRequest("order must be asc or desc", param="order")
     rules.request(size, None, order_by, order)  # a bad order_by is refused before any read
@@ -132,4 +141,4 @@ def listing(
         found, items = read(rules.request(size, at, order_by, order))
         return items, found.next_cursor, found.total_size
 
-    return pages(read_page, cursor)
+    return pages(read_page, args.get("cursor"))

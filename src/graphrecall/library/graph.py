@@ -6,11 +6,11 @@ converters (see ``zep.py``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 from graphrecall.domain import inputs
 from graphrecall.domain.models import Edge, Graph, Node
-from graphrecall.library.calls import OMIT, Pager, body, listing
+from graphrecall.library.calls import OMIT, FilteredListArgs, ListArgs, Pager, body, listing
 from graphrecall.library.graph_search import GraphSearch
 from graphrecall.library.session import Part, Session
 from graphrecall.services import edges as edge_service
@@ -56,22 +56,17 @@ class EdgeClient(GraphPart):
     def list(
         self,
         graph_uuid: str,
-        *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
-        filters: Any = None,
+        **args: Unpack[FilteredListArgs],
     ) -> Pager[wire.EdgeWire]:
         def read(request: Any) -> Any:
-            where = _filtered(filters).predicate("list:edges")
+            where = _filtered(args.get("filters")).predicate("list:edges")
             graph = self._graph(graph_uuid)
             found = edge_service.list_edges(self._ctx, self._project, graph.uuid, request, where)
             return found, [
                 wire.edge(v, graph) for v in node_service.edge_views(self._ctx, found.items)
             ]
 
-        return listing(rules.EDGES, read, page_size, cursor, order_by, order)
+        return listing(rules.EDGES, read, args)
 
     def get(self, graph_uuid: str, edge_uuid: str) -> wire.EdgeWire:
         return self._edge(
@@ -108,22 +103,17 @@ class NodeClient(GraphPart):
     def list(
         self,
         graph_uuid: str,
-        *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
-        filters: Any = None,
+        **args: Unpack[FilteredListArgs],
     ) -> Pager[wire.NodeWire]:
         def read(request: Any) -> Any:
-            where = _filtered(filters).predicate("list:nodes")
+            where = _filtered(args.get("filters")).predicate("list:nodes")
             graph = self._graph(graph_uuid)
             found = node_service.list_nodes(self._ctx, self._project, graph.uuid, request, where)
             degree = request.order_by == "degree"
             views = node_service.views(self._ctx, found.items, with_degree=degree)
             return found, [wire.node(v, graph) for v in views]
 
-        return listing(rules.NODES, read, page_size, cursor, order_by, order)
+        return listing(rules.NODES, read, args)
 
     def get(self, graph_uuid: str, node_uuid: str) -> wire.NodeWire:
         return self._node(
@@ -156,20 +146,17 @@ class NodeClient(GraphPart):
         graph_uuid: str,
         node_uuid: str,
         *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
         direction: str | None = OMIT,
-        filters: Any = None,
+        **args: Unpack[FilteredListArgs],
     ) -> Pager[wire.NeighborEntry]:
         def read(request: Any) -> Any:
+            filters = args.get("filters")
             asked = body(bodies.NeighborsBody, direction=direction, filters=filters)
             return answers.list_neighbors(
                 self._ctx, self._project, graph_uuid, node_uuid, asked, request
             )
 
-        return listing(rules.NEIGHBORS, read, page_size, cursor, order_by, order)
+        return listing(rules.NEIGHBORS, read, args)
 
 
 class EpisodeClient(GraphPart):
@@ -202,18 +189,13 @@ class EpisodeClient(GraphPart):
     def list(
         self,
         graph_uuid: str,
-        *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
-        filters: Any = None,
+        **args: Unpack[FilteredListArgs],
     ) -> Pager[wire.EpisodeWire]:
         def read(request: Any) -> Any:
-            asked = _filtered(filters)
+            asked = _filtered(args.get("filters"))
             return answers.list_episodes(self._ctx, self._project, graph_uuid, asked, request)
 
-        return listing(rules.EPISODES, read, page_size, cursor, order_by, order)
+        return listing(rules.EPISODES, read, args)
 
     def get(self, graph_uuid: str, episode_uuid: str) -> wire.EpisodeWire:
         graph = self._graph(graph_uuid)
@@ -239,18 +221,13 @@ class ObservationClient(GraphPart):
     def list(
         self,
         graph_uuid: str,
-        *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
-        filters: Any = None,
+        **args: Unpack[FilteredListArgs],
     ) -> Pager[wire.ObservationWire]:
         def read(request: Any) -> Any:
-            asked = _filtered(filters)
+            asked = _filtered(args.get("filters"))
             return answers.list_observations(self._ctx, self._project, graph_uuid, asked, request)
 
-        return listing(rules.DERIVED, read, page_size, cursor, order_by, order)
+        return listing(rules.DERIVED, read, args)
 
     def get(self, graph_uuid: str, observation_uuid: str) -> wire.ObservationWire:
         return answers.get_observation(self._ctx, self._project, graph_uuid, observation_uuid)
@@ -260,20 +237,15 @@ class ThreadSummaryClient(GraphPart):
     def list(
         self,
         graph_uuid: str,
-        *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
-        filters: Any = None,
+        **args: Unpack[FilteredListArgs],
     ) -> Pager[wire.ThreadSummaryWire]:
         def read(request: Any) -> Any:
-            asked = _filtered(filters)
+            asked = _filtered(args.get("filters"))
             return answers.list_thread_summaries(
                 self._ctx, self._project, graph_uuid, asked, request
             )
 
-        return listing(rules.DERIVED, read, page_size, cursor, order_by, order)
+        return listing(rules.DERIVED, read, args)
 
 
 class GraphClient(GraphPart, GraphSearch):
@@ -305,18 +277,15 @@ class GraphClient(GraphPart, GraphSearch):
     def list(
         self,
         *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
         search: str | None = None,
+        **args: Unpack[ListArgs],
     ) -> Pager[wire.GraphWire]:
         def read(request: Any) -> Any:
             asked = body(bodies.SearchListBody, search=search).search
             found = graph_service.list_graphs(self._ctx, self._project, request, asked)
             return found, [wire.graph(g) for g in found.items]
 
-        return listing(rules.GRAPHS, read, page_size, cursor, order_by, order)
+        return listing(rules.GRAPHS, read, args)
 
     def lookup(
         self,

@@ -5,9 +5,9 @@ are converted by the scope's wire converter (``wire/zep_v4/search.py``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
-from graphrecall.library.calls import OMIT, Pager, body, checked_size, pages
+from graphrecall.library.calls import Pager, body, checked_size, pages
 from graphrecall.library.session import Part
 from graphrecall.services import search as search_service
 from graphrecall.services.search import SEARCH_PAGE_MAX
@@ -15,11 +15,25 @@ from graphrecall.wire.zep_v4 import bodies, wire
 from graphrecall.wire.zep_v4 import search as scopes
 
 
+class SearchArgs(TypedDict, total=False):
+    """The SDK's search arguments besides ``query`` (one left out keeps its default)."""
+
+    page_size: int | None
+    cursor: str | None
+    bfs_origin_node_uuids: Sequence[str] | None
+    center_node_uuid: str | None
+    filter_low_quality_results: bool | None
+    filters: Any
+    mmr_lambda: float | None
+    reranker: str | None
+
+
 class GraphSearch(Part):
-    def _search(self, scope: str, graph_uuid: str, asked: dict[str, Any]) -> Pager[Any]:
-        page_size, cursor = asked.pop("page_size"), asked.pop("cursor")
+    def _search(self, scope: str, graph_uuid: str, query: str, args: SearchArgs) -> Pager[Any]:
+        asked: dict[str, Any] = dict(args)
+        page_size, cursor = asked.pop("page_size", None), asked.pop("cursor", None)
         size = checked_size(page_size, SEARCH_PAGE_MAX, SEARCH_PAGE_MAX)
-        params = scopes.params(body(bodies.SearchBody, **asked))
+        params = scopes.params(body(bodies.SearchBody, query=query, **asked))
         convert = scopes.SCOPES[scope][2]
 
         def read(at: str | None) -> tuple[list[Any], str | None, int | None]:
@@ -31,91 +45,26 @@ class GraphSearch(Part):
         return pages(read, cursor)
 
     def search_edges(
-        self,
-        graph_uuid: str,
-        *,
-        query: str,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        bfs_origin_node_uuids: Sequence[str] | None = OMIT,
-        center_node_uuid: str | None = OMIT,
-        filter_low_quality_results: bool | None = OMIT,
-        filters: Any = OMIT,
-        mmr_lambda: float | None = OMIT,
-        reranker: str | None = OMIT,
+        self, graph_uuid: str, *, query: str, **args: Unpack[SearchArgs]
     ) -> Pager[wire.EdgeWire]:
-        asked = dict(locals())
-        return self._search("edges", graph_uuid, _args(asked))
+        return self._search("edges", graph_uuid, query, args)
 
     def search_nodes(
-        self,
-        graph_uuid: str,
-        *,
-        query: str,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        bfs_origin_node_uuids: Sequence[str] | None = OMIT,
-        center_node_uuid: str | None = OMIT,
-        filter_low_quality_results: bool | None = OMIT,
-        filters: Any = OMIT,
-        mmr_lambda: float | None = OMIT,
-        reranker: str | None = OMIT,
+        self, graph_uuid: str, *, query: str, **args: Unpack[SearchArgs]
     ) -> Pager[wire.NodeWire]:
-        asked = dict(locals())
-        return self._search("nodes", graph_uuid, _args(asked))
+        return self._search("nodes", graph_uuid, query, args)
 
     def search_episodes(
-        self,
-        graph_uuid: str,
-        *,
-        query: str,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        bfs_origin_node_uuids: Sequence[str] | None = OMIT,
-        center_node_uuid: str | None = OMIT,
-        filter_low_quality_results: bool | None = OMIT,
-        filters: Any = OMIT,
-        mmr_lambda: float | None = OMIT,
-        reranker: str | None = OMIT,
+        self, graph_uuid: str, *, query: str, **args: Unpack[SearchArgs]
     ) -> Pager[wire.EpisodeWire]:
-        asked = dict(locals())
-        return self._search("episodes", graph_uuid, _args(asked))
+        return self._search("episodes", graph_uuid, query, args)
 
     def search_observations(
-        self,
-        graph_uuid: str,
-        *,
-        query: str,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        bfs_origin_node_uuids: Sequence[str] | None = OMIT,
-        center_node_uuid: str | None = OMIT,
-        filter_low_quality_results: bool | None = OMIT,
-        filters: Any = OMIT,
-        mmr_lambda: float | None = OMIT,
-        reranker: str | None = OMIT,
+        self, graph_uuid: str, *, query: str, **args: Unpack[SearchArgs]
     ) -> Pager[wire.ObservationWire]:
-        asked = dict(locals())
-        return self._search("observations", graph_uuid, _args(asked))
+        return self._search("observations", graph_uuid, query, args)
 
     def search_thread_summaries(
-        self,
-        graph_uuid: str,
-        *,
-        query: str,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        bfs_origin_node_uuids: Sequence[str] | None = OMIT,
-        center_node_uuid: str | None = OMIT,
-        filter_low_quality_results: bool | None = OMIT,
-        filters: Any = OMIT,
-        mmr_lambda: float | None = OMIT,
-        reranker: str | None = OMIT,
+        self, graph_uuid: str, *, query: str, **args: Unpack[SearchArgs]
     ) -> Pager[wire.ThreadSummaryWire]:
-        asked = dict(locals())
-        return self._search("thread_summaries", graph_uuid, _args(asked))
-
-
-def _args(local: dict[str, Any]) -> dict[str, Any]:
-    """A search method's own arguments, less ``self`` and the graph."""
-    return {k: v for k, v in local.items() if k not in ("self", "graph_uuid")}
+        return self._search("thread_summaries", graph_uuid, query, args)

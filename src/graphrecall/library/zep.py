@@ -9,12 +9,12 @@ faces run the same code (services, conversions, errors) and return the same fiel
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 from pydantic import ValidationError
 
 from graphrecall.domain import inputs
-from graphrecall.library.calls import OMIT, Pager, body, invalid, listing
+from graphrecall.library.calls import OMIT, ListArgs, Pager, body, invalid, listing
 from graphrecall.library.session import Part, Session
 from graphrecall.services import context_templates, ontology, tasks, threads, users
 from graphrecall.services.context_assembly import thread_context
@@ -59,18 +59,15 @@ class UserClient(Part):
     def list(
         self,
         *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
         search: str | None = None,
+        **args: Unpack[ListArgs],
     ) -> Pager[wire.UserWire]:
         def read(request: Any) -> Any:
             asked = body(bodies.SearchListBody, search=search).search
             found = users.list_users(self._ctx, self._project, request, asked)
             return found, [wire.user(u) for u in found.items]
 
-        return listing(pages.USERS, read, page_size, cursor, order_by, order)
+        return listing(pages.USERS, read, args)
 
     def lookup(
         self,
@@ -144,17 +141,14 @@ class ThreadClient(Part):
     def list(
         self,
         *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
         user_uuid: str | None = None,
+        **args: Unpack[ListArgs],
     ) -> Pager[wire.ThreadWire]:
         def read(request: Any) -> Any:
             found = threads.list_threads(self._ctx, self._project, request, user_uuid)
             return found, [wire.thread(t) for t in found.items]
 
-        return listing(pages.THREADS, read, page_size, cursor, order_by, order)
+        return listing(pages.THREADS, read, args)
 
     def create(self, *, user_uuid: str) -> wire.ThreadWire:
         made = body(bodies.ThreadCreateBody, user_uuid=user_uuid)
@@ -189,22 +183,18 @@ class ThreadClient(Part):
         def read(request: Any) -> Any:
             return answers.thread_episodes(self._ctx, self._project, thread_uuid, request)
 
-        return listing(pages.THREAD_EPISODES, read, page_size, cursor)
+        return listing(pages.THREAD_EPISODES, read, {"page_size": page_size, "cursor": cursor})
 
     def list_messages(
         self,
         thread_uuid: str,
-        *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
+        **args: Unpack[ListArgs],
     ) -> Pager[wire.MessageWire]:
         def read(request: Any) -> Any:
             found = threads.list_messages(self._ctx, self._project, thread_uuid, request)
             return found, [wire.message(m) for m in found.items]
 
-        return listing(pages.MESSAGES, read, page_size, cursor, order_by, order)
+        return listing(pages.MESSAGES, read, args)
 
     def add_messages(
         self,
@@ -243,7 +233,7 @@ class TaskClient(Part):
             )
             return found, [wire.task(t) for t in found.items]
 
-        return listing(pages.TASKS, read, page_size, cursor)
+        return listing(pages.TASKS, read, {"page_size": page_size, "cursor": cursor})
 
     def get(self, task_uuid: str) -> wire.TaskWire:
         return wire.task(tasks.get_task(self._ctx, self._project.uuid, task_uuid))
@@ -304,7 +294,7 @@ class ContextClient(Part):
             found = context_templates.list_templates(self._ctx, self._project, request, asked)
             return found, [template_wire(t) for t in found.items]
 
-        return listing(pages.TEMPLATES, read, page_size, cursor)
+        return listing(pages.TEMPLATES, read, {"page_size": page_size, "cursor": cursor})
 
     def get_template(self, template_uuid: str) -> ContextTemplateWire:
         return template_wire(
