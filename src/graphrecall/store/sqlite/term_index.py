@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from graphrecall.store.lexical.postings import TermIndex, segment
-from graphrecall.store.sqlite import term_index_file
+from graphrecall.store.sqlite import term_index_image
 from graphrecall.store.sqlite.fts5 import STRUCTURE_ID, Tokenizer, column_weights, row_length
 from graphrecall.store.sqlite.migrations import CHANGE_LOG
 from graphrecall.store.waiting import wait_until
@@ -321,7 +321,7 @@ class TermIndexes:
         with self._file_lock:
             for table in tables:
                 self._erasures[table] = self._erasures.get(table, 0) + 1
-                if term_index_file.remove(self._path, table):
+                if term_index_image.remove(self._path, table):
                     removed.append(table)
         return removed
 
@@ -337,7 +337,7 @@ class TermIndexes:
                 self._tried_file.add(table)
                 try:
                     index = self._with_conn(
-                        lambda conn: term_index_file.load(
+                        lambda conn: term_index_image.load(
                             self._path, conn, table, owner_field, weights
                         )
                     )
@@ -366,7 +366,7 @@ class TermIndexes:
                 with self._file_lock:
                     if self._erasures.get(table, 0) == erasures:
                         self._with_conn(
-                            lambda conn: term_index_file.save(
+                            lambda conn: term_index_image.save(
                                 self._path, conn, saved, owner_field, weights
                             )
                         )
