@@ -28,7 +28,7 @@ from graphrecall import runtime
 from graphrecall.config import Settings, load_settings
 from graphrecall.library.graph import GraphClient
 from graphrecall.library.memory import MemoryClient
-from graphrecall.library.session import Session
+from graphrecall.library.session import DEFAULT_PROJECT, Session
 from graphrecall.library.zep import (
     ContextClient,
     ProjectClient,
@@ -36,7 +36,6 @@ from graphrecall.library.zep import (
     ThreadClient,
     UserClient,
 )
-from graphrecall.services import projects, stats
 from graphrecall.wire.zep_v4 import wire
 
 DONE = ("succeeded", "partial", "failed")
@@ -57,7 +56,7 @@ class GraphRecall:
         self,
         db: str | os.PathLike[str] | None = None,
         *,
-        project: str = projects.DEFAULT_PROJECT,
+        project: str = DEFAULT_PROJECT,
         space: str | None = None,
         worker: bool = True,
         settings: Settings | None = None,
@@ -105,7 +104,7 @@ class GraphRecall:
     def stats(self, graph_uuid: str | None = None) -> dict[str, Any]:
         """Record counts, ingestion tasks and index state: of one graph (a graph or user
         uuid), or of every graph of the project."""
-        return stats.stats(self._session.ctx, self._session.project, graph_uuid)
+        return self._session.stats(graph_uuid)
 
     # -- lifetime ------------------------------------------------------------------------------
 

@@ -1,15 +1,20 @@
 """What every part of the library acts with: one runtime, its project and its Memory
 Engine caller. The parts (``gr.user``, ``gr.graph.edge``, ``gr.memory``, ...) hold this,
 not the :class:`~graphrecall.library.client.GraphRecall` that made them, so no part
-imports the client back."""
+imports the client back. With ``graph.py``, ``graph_search.py`` and ``zep.py``, the only
+library modules that import services."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from graphrecall.domain.models import Project
 from graphrecall.runtime import Runtime
-from graphrecall.services import projects, spaces
+from graphrecall.services import projects, spaces, stats
 from graphrecall.services.context import Context
 from graphrecall.services.spaces import Caller
+
+DEFAULT_PROJECT = projects.DEFAULT_PROJECT
 
 
 class Session:
@@ -31,6 +36,9 @@ class Session:
         found = self.runtime.store.get(Project, self.project.uuid)
         if found is not None:
             self.project = found
+
+    def stats(self, graph_uuid: str | None) -> dict[str, Any]:
+        return stats.stats(self.ctx, self.project, graph_uuid)
 
     def caller(self) -> Caller:
         """Who ``gr.memory`` acts as: this process, in its space."""
