@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from graphrecall.api.zep_v4.bodies import SearchBody
 from graphrecall.cli import build_parser
 from graphrecall.domain.scopes import SCOPES
 from graphrecall.retrieval import rerank
 from graphrecall.retrieval.engine import InvalidRequest, SearchOptions, validate
+from graphrecall.wire.zep_v4.bodies import SearchBody
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "search.md"
 

@@ -6,7 +6,7 @@ Validation errors become 400 (not FastAPI's 422, which the Zep SDK does not type
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from graphrecall.domain.errors import GraphRecallError
+from graphrecall.wire.errors import param_path
 
 _HTTP_CODES = {
     400: "bad_request",
@@ -48,22 +49,6 @@ def error_response(
     if request_id:
         body["request_id"] = request_id
     return JSONResponse({"error": body}, status_code=status, headers=headers)
-
-
-def param_path(loc: Sequence[int | str]) -> str:
-    """('body', 'messages', 0, 'role') -> 'messages[0].role'."""
-    parts = list(loc)
-    if parts and parts[0] in ("body", "query", "path", "header"):
-        parts = parts[1:]
-    out = ""
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part.startswith(("function-", "tagged-union")) or part in ("list", "dict"):
-            continue
-        else:
-            out += f".{part}" if out else part
-    return out or "body"
 
 
 def _allowed(request: Request) -> list[str]:

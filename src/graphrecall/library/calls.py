@@ -1,8 +1,8 @@
-"""What every library method does around its route handler: inputs in, results out.
+"""What every library method does around its service call: inputs in, pages out.
 
 Inputs may be plain dicts, graphrecall's own models or any pydantic model with the same
-fields (a ``zep_cloud`` ``Message`` too); they are validated by the route's own body
-model, and a bad one raises :class:`~graphrecall.domain.errors.BadRequest` naming the
+fields (a ``zep_cloud`` ``Message`` too); they are validated by the HTTP face's own body
+model (``wire/``), and a bad one raises :class:`~graphrecall.domain.errors.BadRequest` naming the
 field as the HTTP face does (``messages[0].role``). Results are the wire models the HTTP
 face serialises, so their field names are the Zep API's.
 """
@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar
 
-from fastapi.responses import Response
 from pydantic import BaseModel, ValidationError
 
-from graphrecall.api.errors import param_path
 from graphrecall.domain import limits
 from graphrecall.domain.errors import BadRequest
-from graphrecall.domain.models import PageRequest
+from graphrecall.domain.models import Page, PageRequest
+from graphrecall.wire.errors import param_path
+from graphrecall.wire.zep_v4.paging import Paging
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -60,34 +60,6 @@ def invalid(exc: ValidationError) -> BadRequest:
     return BadRequest(f"{param}: {message}", param=param)
 
 
-def page(
-    paging: Callable[..., PageRequest],
-    page_size: int | None,
-    cursor: str | None,
-    order_by: str | None = None,
-    order: str | None = None,
-    *,
-    max_size: int = limits.LIST_PAGE_SIZE_MAX,
-) -> PageRequest:
-    """The route's own paging dependency, called with the caller's arguments."""
-    size = limits.LIST_PAGE_SIZE_DEFAULT if page_size is None else page_size
-    if not 1 <= size <= max_size:
-        raise BadRequest(f"page_size must be between 1 and {max_size}", param="page_size")
-    if order not in (None, "asc", "desc"):
-        raise BadRequest("order must be asc or desc", param="order")
-    return paging(page_size=size, cursor=cursor, order_by=order_by, order=order)
-
-
-def result(model: type[M], value: Any) -> M:
-    """A handler's return value as ``model``: a handler on the hot path returns the
-    serialised response, others a dict or the model itself."""
-    if isinstance(value, model):
-        return value
-    if isinstance(value, Response):
-        return model.model_validate_json(bytes(value.body))
-    return model.model_validate(value)
-
-
 @dataclass(frozen=True)
 class Pager(Generic[T]):
     """One page of a list or search, like the SDK's ``SyncPager``: ``items`` holds this
@@ -123,12 +95,50 @@ class Pager(Generic[T]):
         return len(self.items)
 
 
-def pager(item: type[M], value: Any, fetch: Callable[[str], Pager[M]] | None = None) -> Pager[M]:
-    """A handler's page (``{"items", "next_cursor", "total_size"}``, or its serialised
-    form) as a :class:`Pager` of ``item`` models."""
-    if isinstance(value, Response):
-        import json
+def pages(
+    read: Callable[[str | None], tuple[list[T], str | None, int | None]], cursor: str | None
+) -> Pager[T]:
+    """The one pager: ``read(cursor)`` gives a page's items, next cursor and total size;
+    each next page is read the same way."""
+    items, next_cursor, total_size = read(cursor)
+    return Pager(items, next_cursor, total_size, lambda c: pages(read, c))
 
-        value = json.loads(bytes(value.body))
-    items = [result(item, x) for x in value["items"]]
-    return Pager(items, value.get("next_cursor"), value.get("total_size"), fetch)
+
+def checked_size(page_size: int | None, default: int, max_size: int) -> int:
+    """``page_size`` (None: ``default``), refused outside 1..``max_size`` as the HTTP
+    face refuses it."""
+    size = default if page_size is None else page_size
+    if not 1 <= size <= max_size:
+        raise BadRequest(f"page_size must be between 1 and {max_size}", param="page_size")
+    return size
+
+
+class ListArgs(TypedDict, total=False):
+    """The SDK's paging arguments of a list (one left out: the list's default)."""
+
+    page_size: int | None
+    cursor: str | None
+    order_by: str | None
+    order: str | None
+
+
+class FilteredListArgs(ListArgs, total=False):
+    filters: Any
+
+
+def listing(
+    rules: Paging, read: Callable[[PageRequest], tuple[Page[Any], list[T]]], args: ListArgs
+) -> Pager[T]:
+    """A list by its paging ``rules`` (the HTTP face's, ``wire/zep_v4/paging.py``):
+    ``read`` gives the service's page and its items as wire models."""
+    order_by, order = args.get("order_by"), args.get("order")
+    size = checked_size(args.get("page_size"), limits.LIST_PAGE_SIZE_DEFAULT, rules.max_size)
+    if order not in (None, "asc", "desc"):
+        raise BadRequest("order must be asc or desc", param="order")
+    rules.request(size, None, order_by, order)  # a bad order_by is refused before any read
+
+    def read_page(at: str | None) -> tuple[list[T], str | None, int | None]:
+        found, items = read(rules.request(size, at, order_by, order))
+        return items, found.next_cursor, found.total_size
+
+    return pages(read_page, args.get("cursor"))

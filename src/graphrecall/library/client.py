@@ -25,11 +25,10 @@ from types import TracebackType
 from typing import Any
 
 from graphrecall import runtime
-from graphrecall.api.zep_v4 import wire
 from graphrecall.config import Settings, load_settings
-from graphrecall.domain.models import Project
 from graphrecall.library.graph import GraphClient
 from graphrecall.library.memory import MemoryClient
+from graphrecall.library.session import DEFAULT_PROJECT, Session
 from graphrecall.library.zep import (
     ContextClient,
     ProjectClient,
@@ -37,9 +36,7 @@ from graphrecall.library.zep import (
     ThreadClient,
     UserClient,
 )
-from graphrecall.services import projects, spaces, stats
-from graphrecall.services.context import Context
-from graphrecall.services.spaces import Caller
+from graphrecall.wire.zep_v4 import wire
 
 DONE = ("succeeded", "partial", "failed")
 
@@ -59,7 +56,7 @@ class GraphRecall:
         self,
         db: str | os.PathLike[str] | None = None,
         *,
-        project: str = projects.DEFAULT_PROJECT,
+        project: str = DEFAULT_PROJECT,
         space: str | None = None,
         worker: bool = True,
         settings: Settings | None = None,
@@ -70,49 +67,23 @@ class GraphRecall:
             settings = settings.model_copy(update={"db": os.fspath(db)})
         self._runtime = runtime.build(settings)
         try:
-            self._project = projects.get_or_create_project(self._runtime.store, project)
+            self._session = Session(self._runtime, project, space or settings.space)
         except BaseException:
             self._runtime.close()
             raise
-        self._space = space or settings.space
-        self._memory_caller: Caller | None = None
-        self.user = UserClient(self)
-        self.thread = ThreadClient(self)
-        self.graph = GraphClient(self)
-        self.task = TaskClient(self)
-        self.project = ProjectClient(self)
-        self.context = ContextClient(self)
-        self.memory = MemoryClient(self)
+        self.user = UserClient(self._session)
+        self.thread = ThreadClient(self._session)
+        self.graph = GraphClient(self._session)
+        self.task = TaskClient(self._session)
+        self.project = ProjectClient(self._session)
+        self.context = ContextClient(self._session)
+        self.memory = MemoryClient(self._session)
         if worker:
             self._runtime.start_worker()
-
-    # -- plumbing the parts use --------------------------------------------------------------
 
     @property
     def settings(self) -> Settings:
         return self._runtime.settings
-
-    @property
-    def _context(self) -> Context:
-        return self._runtime.context
-
-    def _reload_project(self) -> None:
-        found = self._runtime.store.get(Project, self._project.uuid)
-        if found is not None:
-            self._project = found
-
-    def _caller(self) -> Caller:
-        """Who ``gr.memory`` acts as: this process, in its space."""
-        if self._memory_caller is None:
-            store = self._runtime.store
-            slug = self._space
-            if slug is None:
-                owned = spaces.project_spaces(store, self._project)
-                slug = owned[0].slug if owned else None
-            if slug is None:
-                slug = spaces.create_space(store, self._project, "default").slug
-            self._memory_caller = spaces.local_caller(store, slug)
-        return self._memory_caller
 
     # -- tasks ---------------------------------------------------------------------------------
 
@@ -133,7 +104,7 @@ class GraphRecall:
     def stats(self, graph_uuid: str | None = None) -> dict[str, Any]:
         """Record counts, ingestion tasks and index state: of one graph (a graph or user
         uuid), or of every graph of the project."""
-        return stats.stats(self._context, self._project, graph_uuid)
+        return self._session.stats(graph_uuid)
 
     # -- lifetime ------------------------------------------------------------------------------
 

@@ -1,76 +1,81 @@
 """``gr.graph`` with ``.edge``, ``.node``, ``.episode``, ``.observation`` and
 ``.thread_summary``: the ``zep_cloud.Zep`` graph methods, in process, each calling the
-route handler its SDK method reaches over HTTP (see ``zep.py``)."""
+services its SDK method reaches over HTTP, through the same body models and wire
+converters (see ``zep.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any, Unpack
 
-from fastapi.routing import APIRoute
-
-from graphrecall.api.zep_v4 import bodies, context, derived, graphs, ontology, search, wire
-from graphrecall.api.zep_v4 import edges as _edges
-from graphrecall.api.zep_v4 import episodes as _episodes
-from graphrecall.api.zep_v4 import nodes as _nodes
-from graphrecall.api.zep_v4.context import GraphContextResponse
 from graphrecall.domain import inputs
-from graphrecall.domain.errors import BadRequest
-from graphrecall.library.calls import OMIT, Pager, body, page, pager, result
-from graphrecall.library.zep import Part
-from graphrecall.services.search import SEARCH_PAGE_MAX
-
-if TYPE_CHECKING:
-    from graphrecall.library.client import GraphRecall
-
-_SEARCH_HANDLERS = {
-    route.name.removeprefix("search_"): route.endpoint
-    for route in search.router.routes
-    if isinstance(route, APIRoute) and route.name.startswith("search_")
-}
+from graphrecall.domain.models import Edge, Graph, Node
+from graphrecall.library.calls import OMIT, FilteredListArgs, ListArgs, Pager, body, listing
+from graphrecall.library.graph_search import GraphSearch
+from graphrecall.library.session import Part, Session
+from graphrecall.services import edges as edge_service
+from graphrecall.services import episodes as episode_service
+from graphrecall.services import graphs as graph_service
+from graphrecall.services import nodes as node_service
+from graphrecall.services import ontology as ontology_service
+from graphrecall.services.ontology import OntologyIn
+from graphrecall.wire.zep_v4 import answers, bodies, wire
+from graphrecall.wire.zep_v4 import paging as rules
+from graphrecall.wire.zep_v4.context import GraphContextBody, GraphContextResponse
 
 
 def _filtered(filters: Any) -> bodies.FilteredListBody:
     return body(bodies.FilteredListBody, filters=filters)
 
 
-class EdgeClient(Part):
+class GraphPart(Part):
+    """A part whose methods read one graph's records, as wire models of that graph."""
+
+    def _graph(self, graph_uuid: str) -> Graph:
+        return graph_service.resolve(self._ctx, self._project, graph_uuid)
+
+    def _edge(self, graph_uuid: str, read: Callable[[Graph], Edge]) -> wire.EdgeWire:
+        graph = self._graph(graph_uuid)
+        return wire.edge(node_service.edge_views(self._ctx, [read(graph)])[0], graph)
+
+    def _node(self, graph_uuid: str, read: Callable[[Graph], Node]) -> wire.NodeWire:
+        graph = self._graph(graph_uuid)
+        return wire.node(node_service.views(self._ctx, [read(graph)])[0], graph)
+
+
+class EdgeClient(GraphPart):
     def add(
         self, graph_uuid: str, *, edges: Sequence[Any], deduplicate: bool | None = OMIT
     ) -> wire.AddEdgesResult:
         made = body(inputs.EdgesAdd, edges=list(edges), deduplicate=deduplicate)
-        return result(wire.AddEdgesResult, self._call(_edges.add_edges, graph_uuid, made))
+        added, task = edge_service.add_edges(self._ctx, self._project, graph_uuid, made)
+        return wire.AddEdgesResult(
+            edges=[wire.added_edge(e, s, t) for e, s, t in added], task=wire.task(task)
+        )
 
     def list(
         self,
         graph_uuid: str,
-        *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
-        filters: Any = None,
+        **args: Unpack[FilteredListArgs],
     ) -> Pager[wire.EdgeWire]:
-        request = page(_edges._paging, page_size, cursor, order_by, order)
-        found = self._call(_edges.list_edges, graph_uuid, _filtered(filters), request)
-        return pager(
-            wire.EdgeWire,
-            found,
-            lambda c: self.list(
-                graph_uuid,
-                page_size=page_size,
-                cursor=c,
-                order_by=order_by,
-                order=order,
-                filters=filters,
-            ),
-        )
+        def read(request: Any) -> Any:
+            where = _filtered(args.get("filters")).predicate("list:edges")
+            graph = self._graph(graph_uuid)
+            found = edge_service.list_edges(self._ctx, self._project, graph.uuid, request, where)
+            return found, [
+                wire.edge(v, graph) for v in node_service.edge_views(self._ctx, found.items)
+            ]
+
+        return listing(rules.EDGES, read, args)
 
     def get(self, graph_uuid: str, edge_uuid: str) -> wire.EdgeWire:
-        return result(wire.EdgeWire, self._call(_edges.get_edge, graph_uuid, edge_uuid))
+        return self._edge(
+            graph_uuid, lambda g: edge_service.get_edge(self._ctx, self._project, g.uuid, edge_uuid)
+        )
 
     def delete(self, graph_uuid: str, edge_uuid: str) -> wire.AsyncResult:
-        return result(wire.AsyncResult, self._call(_edges.delete_edge, graph_uuid, edge_uuid))
+        task = edge_service.delete_edge(self._ctx, self._project, graph_uuid, edge_uuid)
+        return wire.AsyncResult(task=wire.task(task))
 
     def update(
         self,
@@ -81,45 +86,43 @@ class EdgeClient(Part):
         fact: str | None = OMIT,
     ) -> wire.EdgeWire:
         changes = body(inputs.EdgeUpdate, attributes=attributes, fact=fact)
-        found = self._call(_edges.update_edge, graph_uuid, edge_uuid, changes)
-        return result(wire.EdgeWire, found)
+        return self._edge(
+            graph_uuid,
+            lambda g: edge_service.update_edge(
+                self._ctx, self._project, g.uuid, edge_uuid, changes
+            ),
+        )
 
 
-class NodeClient(Part):
+class NodeClient(GraphPart):
     def add(self, graph_uuid: str, *, nodes: Sequence[Any]) -> wire.AddNodesResult:
         made = body(inputs.NodesAdd, nodes=list(nodes))
-        return result(wire.AddNodesResult, self._call(_nodes.add_nodes, graph_uuid, made))
+        added, task = node_service.add_nodes(self._ctx, self._project, graph_uuid, made)
+        return wire.AddNodesResult(nodes=[wire.added_node(n) for n in added], task=wire.task(task))
 
     def list(
         self,
         graph_uuid: str,
-        *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
-        filters: Any = None,
+        **args: Unpack[FilteredListArgs],
     ) -> Pager[wire.NodeWire]:
-        request = page(_nodes._paging, page_size, cursor, order_by, order)
-        found = self._call(_nodes.list_nodes, graph_uuid, _filtered(filters), request)
-        return pager(
-            wire.NodeWire,
-            found,
-            lambda c: self.list(
-                graph_uuid,
-                page_size=page_size,
-                cursor=c,
-                order_by=order_by,
-                order=order,
-                filters=filters,
-            ),
-        )
+        def read(request: Any) -> Any:
+            where = _filtered(args.get("filters")).predicate("list:nodes")
+            graph = self._graph(graph_uuid)
+            found = node_service.list_nodes(self._ctx, self._project, graph.uuid, request, where)
+            degree = request.order_by == "degree"
+            views = node_service.views(self._ctx, found.items, with_degree=degree)
+            return found, [wire.node(v, graph) for v in views]
+
+        return listing(rules.NODES, read, args)
 
     def get(self, graph_uuid: str, node_uuid: str) -> wire.NodeWire:
-        return result(wire.NodeWire, self._call(_nodes.get_node, graph_uuid, node_uuid))
+        return self._node(
+            graph_uuid, lambda g: node_service.get_node(self._ctx, self._project, g.uuid, node_uuid)
+        )
 
     def delete(self, graph_uuid: str, node_uuid: str) -> wire.AsyncResult:
-        return result(wire.AsyncResult, self._call(_nodes.delete_node, graph_uuid, node_uuid))
+        task = node_service.delete_node(self._ctx, self._project, graph_uuid, node_uuid)
+        return wire.AsyncResult(task=wire.task(task))
 
     def update(
         self,
@@ -131,41 +134,32 @@ class NodeClient(Part):
         summary: str | None = OMIT,
     ) -> wire.NodeWire:
         changes = body(inputs.NodeUpdate, attributes=attributes, name=name, summary=summary)
-        found = self._call(_nodes.update_node, graph_uuid, node_uuid, changes)
-        return result(wire.NodeWire, found)
+        return self._node(
+            graph_uuid,
+            lambda g: node_service.update_node(
+                self._ctx, self._project, g.uuid, node_uuid, changes
+            ),
+        )
 
     def list_neighbors(
         self,
         graph_uuid: str,
         node_uuid: str,
         *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
         direction: str | None = OMIT,
-        filters: Any = None,
+        **args: Unpack[FilteredListArgs],
     ) -> Pager[wire.NeighborEntry]:
-        request = page(_nodes._neighbor_paging, page_size, cursor, order_by, order)
-        asked = body(bodies.NeighborsBody, direction=direction, filters=filters)
-        found = self._call(_nodes.list_neighbors, graph_uuid, node_uuid, asked, request)
-        return pager(
-            wire.NeighborEntry,
-            found,
-            lambda c: self.list_neighbors(
-                graph_uuid,
-                node_uuid,
-                page_size=page_size,
-                cursor=c,
-                order_by=order_by,
-                order=order,
-                direction=direction,
-                filters=filters,
-            ),
-        )
+        def read(request: Any) -> Any:
+            filters = args.get("filters")
+            asked = body(bodies.NeighborsBody, direction=direction, filters=filters)
+            return answers.list_neighbors(
+                self._ctx, self._project, graph_uuid, node_uuid, asked, request
+            )
+
+        return listing(rules.NEIGHBORS, read, args)
 
 
-class EpisodeClient(Part):
+class EpisodeClient(GraphPart):
     def add(
         self,
         graph_uuid: str,
@@ -188,114 +182,80 @@ class EpisodeClient(Part):
             strict_ontology=strict_ontology,
             type=type,
         )
-        return result(wire.AddEpisodeResult, self._call(_episodes.add_episode, graph_uuid, made))
+        episode, task = episode_service.add_episode(self._ctx, self._project, graph_uuid, made)
+        graph = self._graph(episode.graph_uuid)
+        return wire.AddEpisodeResult(episode=wire.episode(episode, graph), task=wire.task(task))
 
     def list(
         self,
         graph_uuid: str,
-        *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
-        filters: Any = None,
+        **args: Unpack[FilteredListArgs],
     ) -> Pager[wire.EpisodeWire]:
-        request = page(_episodes._paging, page_size, cursor, order_by, order)
-        found = self._call(_episodes.list_episodes, graph_uuid, _filtered(filters), request)
-        return pager(
-            wire.EpisodeWire,
-            found,
-            lambda c: self.list(
-                graph_uuid,
-                page_size=page_size,
-                cursor=c,
-                order_by=order_by,
-                order=order,
-                filters=filters,
-            ),
-        )
+        def read(request: Any) -> Any:
+            asked = _filtered(args.get("filters"))
+            return answers.list_episodes(self._ctx, self._project, graph_uuid, asked, request)
+
+        return listing(rules.EPISODES, read, args)
 
     def get(self, graph_uuid: str, episode_uuid: str) -> wire.EpisodeWire:
-        return result(wire.EpisodeWire, self._call(_episodes.get_episode, graph_uuid, episode_uuid))
+        graph = self._graph(graph_uuid)
+        found = episode_service.get_episode(self._ctx, self._project, graph.uuid, episode_uuid)
+        return wire.episode(found, graph)
 
     def delete(self, graph_uuid: str, episode_uuid: str) -> wire.AsyncResult:
-        found = self._call(_episodes.delete_episode, graph_uuid, episode_uuid)
-        return result(wire.AsyncResult, found)
+        task = episode_service.delete_episode(self._ctx, self._project, graph_uuid, episode_uuid)
+        return wire.AsyncResult(task=wire.task(task))
 
     def update(
         self, graph_uuid: str, episode_uuid: str, *, metadata: dict[str, Any] | None = OMIT
     ) -> wire.EpisodeWire:
         changes = body(inputs.EpisodeUpdate, metadata=metadata)
-        found = self._call(_episodes.update_episode, graph_uuid, episode_uuid, changes)
-        return result(wire.EpisodeWire, found)
+        graph = self._graph(graph_uuid)
+        found = episode_service.update_episode(
+            self._ctx, self._project, graph.uuid, episode_uuid, changes
+        )
+        return wire.episode(found, graph)
 
 
-class ObservationClient(Part):
+class ObservationClient(GraphPart):
     def list(
         self,
         graph_uuid: str,
-        *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
-        filters: Any = None,
+        **args: Unpack[FilteredListArgs],
     ) -> Pager[wire.ObservationWire]:
-        request = page(derived._paging, page_size, cursor, order_by, order)
-        found = self._call(derived.list_observations, graph_uuid, _filtered(filters), request)
-        return pager(
-            wire.ObservationWire,
-            found,
-            lambda c: self.list(
-                graph_uuid,
-                page_size=page_size,
-                cursor=c,
-                order_by=order_by,
-                order=order,
-                filters=filters,
-            ),
-        )
+        def read(request: Any) -> Any:
+            asked = _filtered(args.get("filters"))
+            return answers.list_observations(self._ctx, self._project, graph_uuid, asked, request)
+
+        return listing(rules.DERIVED, read, args)
 
     def get(self, graph_uuid: str, observation_uuid: str) -> wire.ObservationWire:
-        found = self._call(derived.get_observation, graph_uuid, observation_uuid)
-        return result(wire.ObservationWire, found)
+        return answers.get_observation(self._ctx, self._project, graph_uuid, observation_uuid)
 
 
-class ThreadSummaryClient(Part):
+class ThreadSummaryClient(GraphPart):
     def list(
         self,
         graph_uuid: str,
-        *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
-        filters: Any = None,
+        **args: Unpack[FilteredListArgs],
     ) -> Pager[wire.ThreadSummaryWire]:
-        request = page(derived._paging, page_size, cursor, order_by, order)
-        found = self._call(derived.list_thread_summaries, graph_uuid, _filtered(filters), request)
-        return pager(
-            wire.ThreadSummaryWire,
-            found,
-            lambda c: self.list(
-                graph_uuid,
-                page_size=page_size,
-                cursor=c,
-                order_by=order_by,
-                order=order,
-                filters=filters,
-            ),
-        )
+        def read(request: Any) -> Any:
+            asked = _filtered(args.get("filters"))
+            return answers.list_thread_summaries(
+                self._ctx, self._project, graph_uuid, asked, request
+            )
+
+        return listing(rules.DERIVED, read, args)
 
 
-class GraphClient(Part):
-    def __init__(self, gr: GraphRecall) -> None:
-        super().__init__(gr)
-        self.edge = EdgeClient(gr)
-        self.node = NodeClient(gr)
-        self.episode = EpisodeClient(gr)
-        self.observation = ObservationClient(gr)
-        self.thread_summary = ThreadSummaryClient(gr)
+class GraphClient(GraphPart, GraphSearch):
+    def __init__(self, session: Session) -> None:
+        super().__init__(session)
+        self.edge = EdgeClient(session)
+        self.node = NodeClient(session)
+        self.episode = EpisodeClient(session)
+        self.observation = ObservationClient(session)
+        self.thread_summary = ThreadSummaryClient(session)
 
     def create(
         self,
@@ -312,26 +272,20 @@ class GraphClient(Part):
             time_zone=time_zone,
             content_policy=content_policy,
         )
-        return result(wire.GraphWire, self._call(graphs.create_graph, made))
+        return wire.graph(graph_service.create_graph(self._ctx, self._project, made))
 
     def list(
         self,
         *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
         search: str | None = None,
+        **args: Unpack[ListArgs],
     ) -> Pager[wire.GraphWire]:
-        request = page(graphs._paging, page_size, cursor, order_by, order)
-        found = self._call(graphs.list_graphs, body(bodies.SearchListBody, search=search), request)
-        return pager(
-            wire.GraphWire,
-            found,
-            lambda c: self.list(
-                page_size=page_size, cursor=c, order_by=order_by, order=order, search=search
-            ),
-        )
+        def read(request: Any) -> Any:
+            asked = body(bodies.SearchListBody, search=search).search
+            found = graph_service.list_graphs(self._ctx, self._project, request, asked)
+            return found, [wire.graph(g) for g in found.items]
+
+        return listing(rules.GRAPHS, read, args)
 
     def lookup(
         self,
@@ -341,13 +295,21 @@ class GraphClient(Part):
         user_id: str | None = OMIT,
     ) -> wire.GraphWire:
         ids = body(bodies.LookupBody, graph_id=graph_id, thread_id=thread_id, user_id=user_id)
-        return result(wire.GraphWire, self._call(graphs.lookup_graph, ids))
+        found = graph_service.lookup_graph(
+            self._ctx,
+            self._project,
+            graph_id=ids.graph_id,
+            thread_id=ids.thread_id,
+            user_id=ids.user_id,
+        )
+        return wire.graph(found)
 
     def get(self, graph_uuid: str) -> wire.GraphWire:
-        return result(wire.GraphWire, self._call(graphs.get_graph, graph_uuid))
+        return wire.graph(self._graph(graph_uuid))
 
     def delete(self, graph_uuid: str) -> wire.AsyncResult:
-        return result(wire.AsyncResult, self._call(graphs.delete_graph, graph_uuid))
+        task = graph_service.delete_graph(self._ctx, self._project, graph_uuid)
+        return wire.AsyncResult(task=wire.task(task))
 
     def update(
         self,
@@ -358,7 +320,7 @@ class GraphClient(Part):
         time_zone: str | None = OMIT,
     ) -> wire.GraphWire:
         changes = body(inputs.GraphUpdate, description=description, name=name, time_zone=time_zone)
-        return result(wire.GraphWire, self._call(graphs.update_graph, graph_uuid, changes))
+        return wire.graph(graph_service.update_graph(self._ctx, self._project, graph_uuid, changes))
 
     def get_context(
         self,
@@ -372,7 +334,7 @@ class GraphClient(Part):
         template_uuid: str | None = OMIT,
     ) -> GraphContextResponse:
         asked = body(
-            context.GraphContextBody,
+            GraphContextBody,
             query=query,
             filters=filters,
             include_results=include_results,
@@ -380,16 +342,14 @@ class GraphClient(Part):
             recency_bias=recency_bias,
             template_uuid=template_uuid,
         )
-        found = self._call(context.get_graph_context, graph_uuid, asked)
-        return result(GraphContextResponse, found)
+        return answers.get_graph_context(self._ctx, self._project, graph_uuid, asked)
 
     def get_ontology(self, graph_uuid: str) -> Any:
-        return self._call(ontology.get_graph_ontology, graph_uuid)
+        return ontology_service.get_graph_ontology(self._ctx, self._project, graph_uuid)
 
     def set_ontology(self, graph_uuid: str, **fields: Any) -> Any:
-        from graphrecall.services.ontology import OntologyIn
-
-        return self._call(ontology.set_graph_ontology, graph_uuid, body(OntologyIn, **fields))
+        asked = body(OntologyIn, **fields)
+        return ontology_service.set_graph_ontology(self._ctx, self._project, graph_uuid, asked)
 
     def get_subgraph(
         self,
@@ -411,120 +371,4 @@ class GraphClient(Part):
             max_edges=max_edges,
             max_nodes=max_nodes,
         )
-        return result(wire.SubgraphResponse, self._call(graphs.get_subgraph, graph_uuid, asked))
-
-    # -- search: one method per scope, as the SDK has them ----------------------------------
-
-    def _search(
-        self, scope: str, item: type[Any], graph_uuid: str, asked: dict[str, Any]
-    ) -> Pager[Any]:
-        page_size, cursor = asked.pop("page_size"), asked.pop("cursor")
-        size = SEARCH_PAGE_MAX if page_size is None else page_size
-        if not 1 <= size <= SEARCH_PAGE_MAX:
-            raise BadRequest(
-                f"page_size must be between 1 and {SEARCH_PAGE_MAX}", param="page_size"
-            )
-        found = self._call(
-            _SEARCH_HANDLERS[scope],
-            graph_uuid,
-            body(bodies.SearchBody, **asked),
-            page_size=size,
-            cursor=cursor,
-        )
-        return pager(
-            item,
-            found,
-            lambda c: self._search(
-                scope, item, graph_uuid, {**asked, "page_size": page_size, "cursor": c}
-            ),
-        )
-
-    def search_edges(
-        self,
-        graph_uuid: str,
-        *,
-        query: str,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        bfs_origin_node_uuids: Sequence[str] | None = OMIT,
-        center_node_uuid: str | None = OMIT,
-        filter_low_quality_results: bool | None = OMIT,
-        filters: Any = OMIT,
-        mmr_lambda: float | None = OMIT,
-        reranker: str | None = OMIT,
-    ) -> Pager[wire.EdgeWire]:
-        asked = dict(locals())
-        return self._search("edges", wire.EdgeWire, graph_uuid, _args(asked))
-
-    def search_nodes(
-        self,
-        graph_uuid: str,
-        *,
-        query: str,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        bfs_origin_node_uuids: Sequence[str] | None = OMIT,
-        center_node_uuid: str | None = OMIT,
-        filter_low_quality_results: bool | None = OMIT,
-        filters: Any = OMIT,
-        mmr_lambda: float | None = OMIT,
-        reranker: str | None = OMIT,
-    ) -> Pager[wire.NodeWire]:
-        asked = dict(locals())
-        return self._search("nodes", wire.NodeWire, graph_uuid, _args(asked))
-
-    def search_episodes(
-        self,
-        graph_uuid: str,
-        *,
-        query: str,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        bfs_origin_node_uuids: Sequence[str] | None = OMIT,
-        center_node_uuid: str | None = OMIT,
-        filter_low_quality_results: bool | None = OMIT,
-        filters: Any = OMIT,
-        mmr_lambda: float | None = OMIT,
-        reranker: str | None = OMIT,
-    ) -> Pager[wire.EpisodeWire]:
-        asked = dict(locals())
-        return self._search("episodes", wire.EpisodeWire, graph_uuid, _args(asked))
-
-    def search_observations(
-        self,
-        graph_uuid: str,
-        *,
-        query: str,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        bfs_origin_node_uuids: Sequence[str] | None = OMIT,
-        center_node_uuid: str | None = OMIT,
-        filter_low_quality_results: bool | None = OMIT,
-        filters: Any = OMIT,
-        mmr_lambda: float | None = OMIT,
-        reranker: str | None = OMIT,
-    ) -> Pager[wire.ObservationWire]:
-        asked = dict(locals())
-        return self._search("observations", wire.ObservationWire, graph_uuid, _args(asked))
-
-    def search_thread_summaries(
-        self,
-        graph_uuid: str,
-        *,
-        query: str,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        bfs_origin_node_uuids: Sequence[str] | None = OMIT,
-        center_node_uuid: str | None = OMIT,
-        filter_low_quality_results: bool | None = OMIT,
-        filters: Any = OMIT,
-        mmr_lambda: float | None = OMIT,
-        reranker: str | None = OMIT,
-    ) -> Pager[wire.ThreadSummaryWire]:
-        asked = dict(locals())
-        return self._search("thread_summaries", wire.ThreadSummaryWire, graph_uuid, _args(asked))
-
-
-def _args(local: dict[str, Any]) -> dict[str, Any]:
-    """A search method's own arguments, less ``self`` and the graph."""
-    return {k: v for k, v in local.items() if k not in ("self", "graph_uuid")}
+        return answers.subgraph(self._ctx, self._project, graph_uuid, asked)

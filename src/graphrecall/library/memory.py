@@ -3,21 +3,20 @@
 either spelling, ``dry_run`` or ``dryRun``).
 
 Each method validates its parameters with the JSON-RPC method's own params model and
-runs that method's handler, so results are what the ``me`` client gets, as models
+runs that method's handler (``wire/memory_engine/methods.py``, which the JSON-RPC face
+serves too), so results are what the ``me`` client gets, as models
 with Memory Engine's field names (``versionHash``, ``hasEmbedding``, ...).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from graphrecall.api.memory_engine.methods import METHODS
 from graphrecall.library.calls import OMIT, body, invalid, plain
-
-if TYPE_CHECKING:
-    from graphrecall.library.client import GraphRecall
+from graphrecall.library.session import Part
+from graphrecall.wire.memory_engine.methods import METHODS
 
 
 class Record(BaseModel):
@@ -86,14 +85,11 @@ def _camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-class MemoryClient:
-    def __init__(self, gr: GraphRecall) -> None:
-        self._gr = gr
-
+class MemoryClient(Part):
     def _run(self, method: str, **params: Any) -> Any:
         spec = METHODS[method]
         asked = {_camel(k): v for k, v in params.items() if v is not OMIT}
-        return spec.handler(self._gr._context, self._gr._caller(), body(spec.params, **asked))
+        return spec.handler(self._ctx, self._s.caller(), body(spec.params, **asked))
 
     def create(
         self,
@@ -138,7 +134,7 @@ class MemoryClient:
             parsed = spec.params.model_validate(asked)
         except ValidationError as exc:
             raise invalid(exc) from None
-        return Memory.model_validate(spec.handler(self._gr._context, self._gr._caller(), parsed))
+        return Memory.model_validate(spec.handler(self._ctx, self._s.caller(), parsed))
 
     def delete(self, id: str) -> bool:
         return bool(self._run("memory.delete", id=id)["deleted"])

@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphrecall.api.zep_v4 import wire
 from graphrecall.domain import limits
 from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.library import locomo
 from graphrecall.library.client import GraphRecall
 from graphrecall.library.importers import once
+from graphrecall.wire.zep_v4 import wire
 
 EXPORT_TYPE = "graphrecall-export"
 BATCH = limits.MAX_MESSAGES_PER_CALL

@@ -1,35 +1,33 @@
 """``gr.user``, ``gr.thread`` (with ``.message``), ``gr.task``, ``gr.project`` and
 ``gr.context``: the ``zep_cloud.Zep`` methods of the same names, in process.
 
-Each method calls the route handler that the SDK method reaches over HTTP, with this
-instance's services context and project, so both run the same code (services,
-conversions, errors) and return the same fields.
+Each method checks its arguments into the HTTP face's body model and calls the service
+its route calls, converting with the same wire converters (``graphrecall.wire``), so both
+faces run the same code (services, conversions, errors) and return the same fields.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Unpack
 
 from pydantic import ValidationError
 
-from graphrecall.api.zep_v4 import bodies, context, ontology, tasks, threads, users, wire
-from graphrecall.api.zep_v4.context import ContextTemplateWire, ThreadContextResponse
 from graphrecall.domain import inputs
-from graphrecall.library.calls import OMIT, Pager, body, invalid, page, pager, result
-
-if TYPE_CHECKING:
-    from graphrecall.library.client import GraphRecall
-
-
-class Part:
-    """A group of methods (``gr.user``, ``gr.graph.edge``, ...) of one :class:`GraphRecall`."""
-
-    def __init__(self, gr: GraphRecall) -> None:
-        self._gr = gr
-
-    def _call(self, handler: Any, *args: Any, **kwargs: Any) -> Any:
-        return handler(*args, ctx=self._gr._context, project=self._gr._project, **kwargs)
+from graphrecall.library.calls import OMIT, ListArgs, Pager, body, invalid, listing
+from graphrecall.library.session import Part, Session
+from graphrecall.services import context_templates, ontology, tasks, threads, users
+from graphrecall.services.context_assembly import thread_context
+from graphrecall.services.ontology import OntologyIn
+from graphrecall.wire.zep_v4 import answers, bodies, wire
+from graphrecall.wire.zep_v4 import paging as pages
+from graphrecall.wire.zep_v4.context import (
+    ContextTemplateWire,
+    TemplateBody,
+    TemplateListBody,
+    ThreadContextResponse,
+    template_wire,
+)
 
 
 class UserClient(Part):
@@ -56,27 +54,20 @@ class UserClient(Part):
             disable_default_ontology=disable_default_ontology,
             content_policy=content_policy,
         )
-        return result(wire.UserWire, self._call(users.create_user, made))
+        return wire.user(users.create_user(self._ctx, self._project, made))
 
     def list(
         self,
         *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
         search: str | None = None,
+        **args: Unpack[ListArgs],
     ) -> Pager[wire.UserWire]:
-        request = page(users._paging, page_size, cursor, order_by, order)
-        search_body = body(bodies.SearchListBody, search=search)
-        found = self._call(users.list_users, search_body, request)
-        return pager(
-            wire.UserWire,
-            found,
-            lambda c: self.list(
-                page_size=page_size, cursor=c, order_by=order_by, order=order, search=search
-            ),
-        )
+        def read(request: Any) -> Any:
+            asked = body(bodies.SearchListBody, search=search).search
+            found = users.list_users(self._ctx, self._project, request, asked)
+            return found, [wire.user(u) for u in found.items]
+
+        return listing(pages.USERS, read, args)
 
     def lookup(
         self,
@@ -86,13 +77,22 @@ class UserClient(Part):
         user_id: str | None = OMIT,
     ) -> wire.UserWire:
         ids = body(bodies.LookupBody, graph_id=graph_id, thread_id=thread_id, user_id=user_id)
-        return result(wire.UserWire, self._call(users.lookup_user, ids))
+        found = users.lookup_user(
+            self._ctx,
+            self._project,
+            user_id=ids.user_id,
+            graph_id=ids.graph_id,
+            thread_id=ids.thread_id,
+        )
+        return wire.user(found)
 
     def get(self, user_uuid: str) -> wire.UserWire:
-        return result(wire.UserWire, self._call(users.get_user, user_uuid))
+        return wire.user(users.get_user(self._ctx, self._project, user_uuid))
 
     def delete(self, user_uuid: str) -> wire.AsyncResult:
-        return result(wire.AsyncResult, self._call(users.delete_user, user_uuid))
+        return wire.AsyncResult(
+            task=wire.task(users.delete_user(self._ctx, self._project, user_uuid))
+        )
 
     def update(
         self,
@@ -114,51 +114,45 @@ class UserClient(Part):
             metadata=metadata,
             time_zone=time_zone,
         )
-        return result(wire.UserWire, self._call(users.update_user, user_uuid, changes))
+        return wire.user(users.update_user(self._ctx, self._project, user_uuid, changes))
 
     def get_node(self, user_uuid: str) -> wire.NodeWire:
-        return result(wire.NodeWire, self._call(users.get_user_node, user_uuid))
+        return answers.user_node(self._ctx, self._project, user_uuid)
 
 
 class MessageClient(Part):
     def get(self, thread_uuid: str, message_uuid: str) -> wire.MessageWire:
-        return result(wire.MessageWire, self._call(threads.get_message, thread_uuid, message_uuid))
+        found = threads.get_message(self._ctx, self._project, thread_uuid, message_uuid)
+        return wire.message(found)
 
     def update(
         self, thread_uuid: str, message_uuid: str, *, metadata: dict[str, Any] | None = OMIT
     ) -> wire.MessageWire:
         changes = body(inputs.MessageUpdate, metadata=metadata)
-        found = self._call(threads.update_message, thread_uuid, message_uuid, changes)
-        return result(wire.MessageWire, found)
+        found = threads.update_message(self._ctx, self._project, thread_uuid, message_uuid, changes)
+        return wire.message(found)
 
 
 class ThreadClient(Part):
-    def __init__(self, gr: GraphRecall) -> None:
-        super().__init__(gr)
-        self.message = MessageClient(gr)
+    def __init__(self, session: Session) -> None:
+        super().__init__(session)
+        self.message = MessageClient(session)
 
     def list(
         self,
         *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
         user_uuid: str | None = None,
+        **args: Unpack[ListArgs],
     ) -> Pager[wire.ThreadWire]:
-        request = page(threads._paging, page_size, cursor, order_by, order)
-        found = self._call(threads.list_threads, user_uuid, request)
-        return pager(
-            wire.ThreadWire,
-            found,
-            lambda c: self.list(
-                page_size=page_size, cursor=c, order_by=order_by, order=order, user_uuid=user_uuid
-            ),
-        )
+        def read(request: Any) -> Any:
+            found = threads.list_threads(self._ctx, self._project, request, user_uuid)
+            return found, [wire.thread(t) for t in found.items]
+
+        return listing(pages.THREADS, read, args)
 
     def create(self, *, user_uuid: str) -> wire.ThreadWire:
         made = body(bodies.ThreadCreateBody, user_uuid=user_uuid)
-        return result(wire.ThreadWire, self._call(threads.create_thread, made))
+        return wire.thread(threads.create_thread(self._ctx, self._project, made.user_uuid))
 
     def lookup(
         self,
@@ -168,49 +162,39 @@ class ThreadClient(Part):
         user_id: str | None = OMIT,
     ) -> wire.ThreadWire:
         ids = body(bodies.LookupBody, graph_id=graph_id, thread_id=thread_id, user_id=user_id)
-        return result(wire.ThreadWire, self._call(threads.lookup_thread, ids))
+        return wire.thread(threads.lookup_thread(self._ctx, self._project, ids.thread_id))
 
     def get(self, thread_uuid: str) -> wire.ThreadWire:
-        return result(wire.ThreadWire, self._call(threads.get_thread, thread_uuid))
+        return wire.thread(threads.get_thread(self._ctx, self._project, thread_uuid))
 
     def delete(self, thread_uuid: str) -> wire.AsyncResult:
-        return result(wire.AsyncResult, self._call(threads.delete_thread, thread_uuid))
+        found = threads.delete_thread(self._ctx, self._project, thread_uuid)
+        return wire.AsyncResult(task=wire.task(found))
 
     def get_context(
         self, thread_uuid: str, *, template_uuid: str | None = None
     ) -> ThreadContextResponse:
-        found = self._call(context.get_thread_context, thread_uuid, template_uuid)
-        return result(ThreadContextResponse, found)
+        found = thread_context(self._ctx, self._project, thread_uuid, template_uuid or None)
+        return ThreadContextResponse(context=found.text)
 
     def list_episodes(
         self, thread_uuid: str, *, page_size: int | None = None, cursor: str | None = None
     ) -> Pager[wire.EpisodeWire]:
-        request = page(threads._episode_paging, page_size, cursor)
-        found = self._call(threads.list_thread_episodes, thread_uuid, request)
-        return pager(
-            wire.EpisodeWire,
-            found,
-            lambda c: self.list_episodes(thread_uuid, page_size=page_size, cursor=c),
-        )
+        def read(request: Any) -> Any:
+            return answers.thread_episodes(self._ctx, self._project, thread_uuid, request)
+
+        return listing(pages.THREAD_EPISODES, read, {"page_size": page_size, "cursor": cursor})
 
     def list_messages(
         self,
         thread_uuid: str,
-        *,
-        page_size: int | None = None,
-        cursor: str | None = None,
-        order_by: str | None = None,
-        order: str | None = None,
+        **args: Unpack[ListArgs],
     ) -> Pager[wire.MessageWire]:
-        request = page(threads._message_paging, page_size, cursor, order_by, order)
-        found = self._call(threads.list_messages, thread_uuid, request)
-        return pager(
-            wire.MessageWire,
-            found,
-            lambda c: self.list_messages(
-                thread_uuid, page_size=page_size, cursor=c, order_by=order_by, order=order
-            ),
-        )
+        def read(request: Any) -> Any:
+            found = threads.list_messages(self._ctx, self._project, thread_uuid, request)
+            return found, [wire.message(m) for m in found.items]
+
+        return listing(pages.MESSAGES, read, args)
 
     def add_messages(
         self,
@@ -228,10 +212,10 @@ class ThreadClient(Part):
             return_context=return_context,
             strict_ontology=strict_ontology,
         )
-        return result(wire.AddMessagesResult, self._call(threads.add_messages, thread_uuid, added))
+        return answers.add_messages(self._ctx, self._project, thread_uuid, added)
 
     def get_summary(self, thread_uuid: str) -> wire.ThreadSummaryWire:
-        return result(wire.ThreadSummaryWire, self._call(ontology.get_thread_summary, thread_uuid))
+        return answers.thread_summary(self._ctx, self._project, thread_uuid)
 
 
 class TaskClient(Part):
@@ -243,21 +227,21 @@ class TaskClient(Part):
         status: str | None = None,
         type: str | None = None,
     ) -> Pager[wire.TaskWire]:
-        request = page(tasks._paging, page_size, cursor)
-        found = self._call(tasks.list_tasks, status, type, request)
-        return pager(
-            wire.TaskWire,
-            found,
-            lambda c: self.list(page_size=page_size, cursor=c, status=status, type=type),
-        )
+        def read(request: Any) -> Any:
+            found = tasks.list_tasks(
+                self._ctx, self._project.uuid, request, status=status, type_=type
+            )
+            return found, [wire.task(t) for t in found.items]
+
+        return listing(pages.TASKS, read, {"page_size": page_size, "cursor": cursor})
 
     def get(self, task_uuid: str) -> wire.TaskWire:
-        return result(wire.TaskWire, self._call(tasks.get_task, task_uuid))
+        return wire.task(tasks.get_task(self._ctx, self._project.uuid, task_uuid))
 
 
 class ProjectClient(Part):
     def get(self) -> wire.ProjectWire:
-        return result(wire.ProjectWire, tasks.get_project(project=self._gr._project))
+        return wire.project(self._project)
 
     def update(
         self,
@@ -278,17 +262,16 @@ class ProjectClient(Part):
             )
         except ValidationError as exc:
             raise invalid(exc) from None
-        updated = result(wire.ProjectWire, self._call(tasks.update_project, changes))
-        self._gr._reload_project()
+        updated = wire.project(answers.update_project(self._ctx, self._project, changes))
+        self._s.reload_project()
         return updated
 
     def get_ontology(self) -> Any:
-        return self._call(ontology.get_project_ontology)
+        return ontology.get_project_ontology(self._ctx, self._project)
 
     def set_ontology(self, **fields: Any) -> Any:
-        from graphrecall.services.ontology import OntologyIn
-
-        return self._call(ontology.set_project_ontology, body(OntologyIn, **fields))
+        asked = body(OntologyIn, **fields)
+        return ontology.set_project_ontology(self._ctx, self._project, asked)
 
 
 class ContextClient(Part):
@@ -297,31 +280,35 @@ class ContextClient(Part):
     def create_template(
         self, *, name: str | None = OMIT, template: str | None = OMIT
     ) -> ContextTemplateWire:
-        made = body(context.TemplateBody, name=name, template=template)
-        return result(ContextTemplateWire, self._call(context.create_template, made))
+        made = body(TemplateBody, name=name, template=template)
+        found = context_templates.create_template(
+            self._ctx, self._project, made.name, made.template
+        )
+        return template_wire(found)
 
     def list_templates(
         self, *, page_size: int | None = None, cursor: str | None = None, name: str | None = None
     ) -> Pager[ContextTemplateWire]:
-        request = page(context._paging, page_size, cursor)
-        found = self._call(
-            context.list_templates, body(context.TemplateListBody, name=name), request
-        )
-        return pager(
-            ContextTemplateWire,
-            found,
-            lambda c: self.list_templates(page_size=page_size, cursor=c, name=name),
-        )
+        def read(request: Any) -> Any:
+            asked = body(TemplateListBody, name=name).name
+            found = context_templates.list_templates(self._ctx, self._project, request, asked)
+            return found, [template_wire(t) for t in found.items]
+
+        return listing(pages.TEMPLATES, read, {"page_size": page_size, "cursor": cursor})
 
     def get_template(self, template_uuid: str) -> ContextTemplateWire:
-        return result(ContextTemplateWire, self._call(context.get_template, template_uuid))
+        return template_wire(
+            context_templates.get_template(self._ctx, self._project, template_uuid)
+        )
 
     def update_template(
         self, template_uuid: str, *, name: str | None = OMIT, template: str | None = OMIT
     ) -> ContextTemplateWire:
-        changes = body(context.TemplateBody, name=name, template=template)
-        found = self._call(context.update_template, template_uuid, changes)
-        return result(ContextTemplateWire, found)
+        changes = body(TemplateBody, name=name, template=template)
+        found = context_templates.update_template(
+            self._ctx, self._project, template_uuid, changes.name, changes.template
+        )
+        return template_wire(found)
 
     def delete_template(self, template_uuid: str) -> None:
-        self._call(context.delete_template, template_uuid)
+        context_templates.delete_template(self._ctx, self._project, template_uuid)

@@ -21,11 +21,11 @@ from starlette.concurrency import run_in_threadpool
 
 from graphrecall.api.deps import api_key_from, get_ctx
 from graphrecall.api.memory_engine import rpc
-from graphrecall.api.memory_engine.wire import timestamp
 from graphrecall.domain.errors import BadRequest, GraphRecallError, NotFound
 from graphrecall.domain.models import ApiKey, Project, Space
 from graphrecall.services import projects, spaces
 from graphrecall.services.context import Context
+from graphrecall.wire.memory_engine.wire import timestamp
 
 router = APIRouter(tags=["memory engine"])
 

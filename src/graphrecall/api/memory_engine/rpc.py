@@ -24,7 +24,6 @@ from starlette.concurrency import run_in_threadpool
 
 from graphrecall import __version__
 from graphrecall.api.deps import api_key_from, get_ctx
-from graphrecall.api.memory_engine.methods import METHODS
 from graphrecall.api.memory_engine.unsupported import UNSUPPORTED
 from graphrecall.domain import validation
 from graphrecall.domain.errors import (
@@ -39,6 +38,7 @@ from graphrecall.services import spaces
 from graphrecall.services.context import Context
 from graphrecall.services.memory_search import EmbeddingFailed, EmbeddingNotConfigured
 from graphrecall.services.spaces import Caller
+from graphrecall.wire.memory_engine.methods import METHODS
 
 log = logging.getLogger(__name__)
 

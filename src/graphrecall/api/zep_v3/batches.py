@@ -11,7 +11,6 @@ from typing import Any, TypeVar, cast, get_args
 from fastapi import Query
 from pydantic import ValidationError
 
-from graphrecall.api.errors import param_path
 from graphrecall.api.zep_v3 import ids
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.common import PAGE_SIZE_MAX, int_param, str_param, v3_fields
@@ -23,6 +22,7 @@ from graphrecall.domain.inputs import BatchCreate, BatchItemsAdd
 from graphrecall.domain.models import BatchStatus, Graph, Page, PageRequest, Thread, User
 from graphrecall.ingest.batches import Progress
 from graphrecall.services import batches
+from graphrecall.wire.errors import param_path
 
 router = make_router("zep v3: batches")
 BATCH_ID = {r"^batch_uuid$": "batch_id"}  # v4's name of v3's batch_id

@@ -14,8 +14,6 @@ from graphrecall.api.zep_v3 import ids, search_filters
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.common import numbered, numbered_page, str_param, v3_fields
 from graphrecall.api.zep_v3.payloads import EpisodeAddV3, EpisodeBatchV3, GraphCreateV3, SearchV3
-from graphrecall.api.zep_v4 import search as v4search
-from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain import clock
 from graphrecall.domain.inputs import GraphCreate, GraphUpdate
@@ -23,6 +21,8 @@ from graphrecall.retrieval.request import DEFAULT_RERANKER
 from graphrecall.services import episodes, graphs, search
 from graphrecall.services.context_assembly import ContextRequest, graph_context
 from graphrecall.services.search import SearchParams
+from graphrecall.wire.zep_v4 import search as v4search
+from graphrecall.wire.zep_v4 import wire as v4
 
 router = make_router("zep v3: graph")
 GRAPH_ORDERS = ("created_at", "name", "uuid")

@@ -7,15 +7,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graphrecall.api.errors import param_path
 from graphrecall.api.zep_v3 import ids
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.payloads import CloneV3, FactTripleV3, NodesAddV3
-from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.inputs import EdgesAdd, NodesAdd
 from graphrecall.services import edges, graphs, nodes
+from graphrecall.wire.errors import param_path
+from graphrecall.wire.zep_v4 import wire as v4
 
 router = make_router("zep v3: graph data")
 # A v4 field of the one edge -> the v3 field it came from, for error messages.

@@ -13,7 +13,6 @@ from graphrecall.api.zep_v3 import ids, search_filters
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.common import PAGE_SIZE_MAX, int_param
 from graphrecall.api.zep_v3.payloads import EpisodeListV3, ItemListV3
-from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.ids import check_uuid
 from graphrecall.domain.inputs import EdgeUpdate, EpisodeUpdate, NodeUpdate
@@ -30,6 +29,7 @@ from graphrecall.domain.predicates import Column, Predicate, all_of
 from graphrecall.retrieval import filters as filter_language
 from graphrecall.retrieval.filters import Target
 from graphrecall.services import edges, episodes, nodes
+from graphrecall.wire.zep_v4 import wire as v4
 
 router = make_router("zep v3: graph items")
 Owner = Callable[[Context, Project, str], Graph]

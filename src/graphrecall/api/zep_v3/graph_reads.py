@@ -15,11 +15,11 @@ from graphrecall.api.zep_v3.common import PAGE_SIZE_MAX
 from graphrecall.api.zep_v3.graph_items import episode_wires, item_page
 from graphrecall.api.zep_v3.payloads import ItemListV3, NeighborsV3, SubgraphV3
 from graphrecall.api.zep_v4 import documents as v4documents
-from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.models import Node, PageRequest
 from graphrecall.retrieval import filters as filter_language
 from graphrecall.services import documents, nodes
+from graphrecall.wire.zep_v4 import wire as v4
 
 router = make_router("zep v3: graph reads")
 NEIGHBORS_MAX = 50  # v3 clamps an explicit limit to 50; unset, a page is 100

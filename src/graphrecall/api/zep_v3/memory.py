@@ -20,14 +20,14 @@ from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.common import PAGE_SIZE_MAX, int_param, str_param, v3_fields
 from graphrecall.api.zep_v3.sessions import session
 from graphrecall.api.zep_v3.v2_payloads import MemoryAddV2
-from graphrecall.api.zep_v4 import search as v4search
-from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Edge, Episode, PageRequest, Thread, ThreadSummary
 from graphrecall.services import edges, nodes, search, threads
 from graphrecall.services.context_assembly import THREAD_QUERY_MESSAGES, thread_context
 from graphrecall.services.search import SearchParams
+from graphrecall.wire.zep_v4 import search as v4search
+from graphrecall.wire.zep_v4 import wire as v4
 
 router = make_router("zep v2: memory")
 # Zep CE's default message window: the messages memory.get answers without ``lastn``.

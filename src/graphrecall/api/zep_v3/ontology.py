@@ -9,7 +9,6 @@ from typing import Any
 from fastapi import Query
 from pydantic import ValidationError
 
-from graphrecall.api.errors import param_path
 from graphrecall.api.zep_v3 import ids
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.payloads import EntityTypesV3
@@ -17,6 +16,7 @@ from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, 
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Graph
 from graphrecall.services import graphs, ontology
+from graphrecall.wire.errors import param_path
 
 router = make_router("zep v3: entity types")
 V3_TYPES = {"text": "Text", "int": "Int", "float": "Float", "boolean": "Boolean"}

@@ -7,7 +7,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field
 
-from graphrecall.api.zep_v4.bodies import Body, RerankerName
 from graphrecall.domain import limits
 from graphrecall.domain.inputs import (
     Direction,
@@ -17,6 +16,7 @@ from graphrecall.domain.inputs import (
     NodesAdd,
     UserInstruction,
 )
+from graphrecall.wire.zep_v4.bodies import Body, RerankerName
 
 DeveloperId = Annotated[str, Field(min_length=1, max_length=limits.MAX_USER_ID_CHARS)]
 

@@ -21,13 +21,13 @@ from graphrecall.api.zep_v3 import v2_wire as v2
 from graphrecall.api.zep_v3.common import int_param
 from graphrecall.api.zep_v3.sessions import session
 from graphrecall.api.zep_v3.v2_payloads import MemorySearchV2
-from graphrecall.api.zep_v4 import search as v4search
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Thread
 from graphrecall.retrieval.request import Hit
 from graphrecall.services import graphs, search
 from graphrecall.services.search import SEARCH_PAGE_MAX, SearchParams
+from graphrecall.wire.zep_v4 import search as v4search
 
 router = make_router("zep v2: search")
 DEFAULT_LIMIT = 10

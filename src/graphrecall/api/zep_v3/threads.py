@@ -16,7 +16,6 @@ from graphrecall.api.zep_v3.common import (
     v3_fields,
 )
 from graphrecall.api.zep_v3.payloads import MessagesAddV3, ThreadCreateV3
-from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.errors import NotFound
 from graphrecall.domain.inputs import MessageUpdate
@@ -29,6 +28,7 @@ from graphrecall.domain.models import (
 )
 from graphrecall.services import graphs, threads
 from graphrecall.services.context_assembly import thread_context
+from graphrecall.wire.zep_v4 import wire as v4
 
 router = make_router("zep v3: threads")
 THREAD_ORDERS = ("created_at", "updated_at", "thread_id", "uuid")

@@ -12,11 +12,11 @@ from typing import Any, Literal, get_args
 from pydantic import Field, ValidationError
 
 from graphrecall.api.zep_v3.payloads import DeveloperId
-from graphrecall.api.zep_v4.bodies import Body
 from graphrecall.domain import limits
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.inputs import MessageCreate, MessagesAdd
 from graphrecall.domain.models import Role
+from graphrecall.wire.zep_v4.bodies import Body
 
 ROLES: tuple[str, ...] = get_args(Role)
 # v4 message fields by their v2 names.

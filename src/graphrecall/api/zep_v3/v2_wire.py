@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from graphrecall.api.zep_v3.wire import Wire
-from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.domain import models as m
+from graphrecall.wire.zep_v4 import wire as v4
 
 
 class SessionV2(Wire):

@@ -4,7 +4,7 @@ Field names follow the v3 SDK's models (``zep_cloud/types`` of zep-cloud 3.30.0)
 edge's episodes are ``episodes`` (v4: ``episode_uuids``), an episode's speaker is
 ``role`` and its role ``role_type`` (v4: ``role_name`` and ``role``), a thread and an
 episode carry the developer's ``thread_id``/``user_id``. Each conversion starts from the
-v4 wire item (``api/zep_v4/wire.py``), so what a record shows is decided once."""
+v4 wire item (``wire/zep_v4/wire.py``), so what a record shows is decided once."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.domain import models as m
+from graphrecall.wire.zep_v4 import wire as v4
 
 
 class Wire(BaseModel):

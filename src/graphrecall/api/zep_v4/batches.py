@@ -6,17 +6,20 @@ from typing import Any
 
 from fastapi import Depends, Query
 
-from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router, paging
 from graphrecall.domain import models as m
 from graphrecall.domain.inputs import BatchCreate, BatchItemsAdd
 from graphrecall.domain.models import BatchStatus, PageRequest
 from graphrecall.ingest.batches import Progress
 from graphrecall.services import batches
+from graphrecall.wire.zep_v4 import wire
+from graphrecall.wire.zep_v4.paging import Paging
 
 router = make_router("batch")
-_paging = paging(("uuid", "created_at"))
-_item_paging = paging(("sequence_index",), default_order_by="sequence_index", default_order="asc")
+_paging = paging(Paging(("uuid", "created_at")))
+_item_paging = paging(
+    Paging(("sequence_index",), default_order_by="sequence_index", default_order="asc")
+)
 
 
 class BatchProgressWire(wire.Wire):

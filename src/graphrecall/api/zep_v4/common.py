@@ -12,9 +12,9 @@ from pydantic import TypeAdapter
 
 from graphrecall.api.deps import ctx_dependency, current_project
 from graphrecall.domain import limits
-from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Page, PageRequest, Project
 from graphrecall.services.context import Context
+from graphrecall.wire.zep_v4.paging import Paging
 
 
 class WireRoute(APIRoute):
@@ -59,31 +59,17 @@ __all__ = [
 ]
 
 
-def paging(
-    allowed: tuple[str, ...] = ("uuid", "created_at"),
-    *,
-    default_order_by: str = "uuid",
-    default_order: Literal["asc", "desc"] = "desc",
-    max_size: int = limits.LIST_PAGE_SIZE_MAX,
-) -> Callable[..., PageRequest]:
-    """A dependency reading ``page_size``, ``cursor``, ``order_by`` and ``order``."""
+def paging(spec: Paging) -> Callable[..., PageRequest]:
+    """A dependency reading ``page_size``, ``cursor``, ``order_by`` and ``order`` by the
+    list's rules (``wire/zep_v4/paging.py``, which the library reads too)."""
 
     def dependency(
-        page_size: int = Query(limits.LIST_PAGE_SIZE_DEFAULT, ge=1, le=max_size),
+        page_size: int = Query(limits.LIST_PAGE_SIZE_DEFAULT, ge=1, le=spec.max_size),
         cursor: str | None = Query(None, max_length=2048),
-        order_by: str | None = Query(None, json_schema_extra={"enum": list(allowed)}),
+        order_by: str | None = Query(None, json_schema_extra={"enum": list(spec.allowed)}),
         order: Literal["asc", "desc"] | None = Query(None),
     ) -> PageRequest:
-        if order_by is not None and order_by not in allowed:
-            raise BadRequest(
-                f"order_by must be one of {', '.join(allowed)}; got {order_by!r}", param="order_by"
-            )
-        return PageRequest(
-            page_size=page_size,
-            cursor=cursor or None,
-            order_by=order_by or default_order_by,
-            order=order or default_order,
-        )
+        return spec.request(page_size, cursor, order_by, order)
 
     return dependency
 

@@ -6,7 +6,6 @@ from typing import Any
 
 from fastapi import Depends
 
-from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -19,10 +18,12 @@ from graphrecall.api.zep_v4.common import (
 from graphrecall.domain.models import EpisodeDebugLog, IngestionTrace, PageRequest
 from graphrecall.ingest import trace
 from graphrecall.services import debug_logs as service
+from graphrecall.wire.zep_v4 import wire
+from graphrecall.wire.zep_v4.paging import Paging
 
 router = make_router("debug logs")
 # Traces are read oldest first, as the steps ran (the SDK sends no ordering).
-_paging = paging(("seq",), default_order_by="seq", default_order="asc")
+_paging = paging(Paging(("seq",), default_order_by="seq", default_order="asc"))
 
 
 class DebugLoggingEnablementWire(wire.Wire):

@@ -7,8 +7,6 @@ from typing import Any
 from fastapi import Body as BodyParam
 from fastapi import Depends
 
-from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import FilteredListBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -18,13 +16,13 @@ from graphrecall.api.zep_v4.common import (
     paging,
     wire_page,
 )
-from graphrecall.domain.errors import NotFound
-from graphrecall.domain.ids import check_uuid
-from graphrecall.domain.models import Observation, PageRequest, ThreadSummary
-from graphrecall.services import graphs
+from graphrecall.domain.models import PageRequest
+from graphrecall.wire.zep_v4 import answers, wire
+from graphrecall.wire.zep_v4 import paging as pages
+from graphrecall.wire.zep_v4.bodies import FilteredListBody
 
 router = make_router("observations")
-_paging = paging(("uuid", "created_at"))
+_paging = paging(pages.DERIVED)
 
 
 @router.post(
@@ -37,13 +35,10 @@ def list_observations(
     ctx: Context = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
-    where = (body or FilteredListBody()).predicate("list:observations")
-    graph = graphs.resolve(ctx, project, graph_uuid)
-    result = ctx.store.list_page(Observation, {"graph_uuid": graph.uuid}, page, where=where)
-    provenance = ctx.store.episodes_of(Observation, graph.uuid, [o.uuid for o in result.items])
-    return wire_page(
-        result, [wire.observation(o, graph, provenance[o.uuid][0]) for o in result.items]
+    found, items = answers.list_observations(
+        ctx, project, graph_uuid, body or FilteredListBody(), page
     )
+    return wire_page(found, items)
 
 
 @router.get(
@@ -52,14 +47,7 @@ def list_observations(
 def get_observation(
     graph_uuid: str, observation_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
-    graph = graphs.resolve(ctx, project, graph_uuid)
-    uuid = check_uuid(observation_uuid, param="observation_uuid")
-    found = ctx.store.get(Observation, uuid, {"graph_uuid": graph.uuid})
-    if found is None:
-        raise NotFound("observation", uuid, param="observation_uuid")
-    return wire.observation(
-        found, graph, ctx.store.episodes_of(Observation, graph.uuid, [uuid])[uuid][0]
-    )
+    return answers.get_observation(ctx, project, graph_uuid, observation_uuid)
 
 
 @router.post(
@@ -73,7 +61,7 @@ def list_thread_summaries(
     ctx: Context = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
-    where = (body or FilteredListBody()).predicate("list:thread_summaries")
-    graph = graphs.resolve(ctx, project, graph_uuid)
-    result = ctx.store.list_page(ThreadSummary, {"graph_uuid": graph.uuid}, page, where=where)
-    return wire_page(result, [wire.thread_summary(t) for t in result.items])
+    found, items = answers.list_thread_summaries(
+        ctx, project, graph_uuid, body or FilteredListBody(), page
+    )
+    return wire_page(found, items)

@@ -7,8 +7,6 @@ from typing import Any
 from fastapi import Body as BodyParam
 from fastapi import Depends
 
-from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import FilteredListBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -20,11 +18,16 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.models import DocumentSummary, PageRequest
 from graphrecall.services import documents, graphs
+from graphrecall.wire.zep_v4 import wire
+from graphrecall.wire.zep_v4.bodies import FilteredListBody
+from graphrecall.wire.zep_v4.paging import Paging
 
 router = make_router("documents")
 # A document's chunks in the order they were added (the SDK sends no ordering).
-_episode_paging = paging(("created_at", "uuid"), default_order_by="created_at", default_order="asc")
-_summary_paging = paging(("uuid", "created_at"))
+_episode_paging = paging(
+    Paging(("created_at", "uuid"), default_order_by="created_at", default_order="asc")
+)
+_summary_paging = paging(Paging(("uuid", "created_at")))
 
 
 class DocumentSummaryWire(wire.Wire):

@@ -7,8 +7,6 @@ from typing import Any
 from fastapi import Body as BodyParam
 from fastapi import Depends
 
-from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import FilteredListBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -21,9 +19,12 @@ from graphrecall.api.zep_v4.common import (
 from graphrecall.domain.inputs import EdgesAdd, EdgeUpdate
 from graphrecall.domain.models import PageRequest
 from graphrecall.services import edges, graphs, nodes
+from graphrecall.wire.zep_v4 import paging as pages
+from graphrecall.wire.zep_v4 import wire
+from graphrecall.wire.zep_v4.bodies import FilteredListBody
 
 router = make_router("edges")
-_paging = paging(("uuid", "created_at", "valid_at"))
+_paging = paging(pages.EDGES)
 
 
 @router.post("/graphs/{graph_uuid}/edges", response_model=wire.AddEdgesResult)

@@ -7,8 +7,6 @@ from typing import Any
 from fastapi import Body as BodyParam
 from fastapi import Depends
 
-from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import FilteredListBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -20,11 +18,13 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.inputs import EpisodeCreate, EpisodeUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.retrieval import filters as filter_language
 from graphrecall.services import episodes, graphs
+from graphrecall.wire.zep_v4 import answers, wire
+from graphrecall.wire.zep_v4 import paging as pages
+from graphrecall.wire.zep_v4.bodies import FilteredListBody
 
 router = make_router("episodes")
-_paging = paging(("created_at", "uuid"))
+_paging = paging(pages.EPISODES)
 
 
 @router.post("/graphs/{graph_uuid}/episodes", response_model=wire.AddEpisodeResult)
@@ -44,19 +44,8 @@ def list_episodes(
     ctx: Context = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
-    body = body or FilteredListBody()
-    filters = body.parsed()
-    where = filter_language.to_predicate(filters, "list:episodes")
-    graph = graphs.resolve(ctx, project, graph_uuid)
-    result = episodes.list_episodes(
-        ctx,
-        project,
-        graph.uuid,
-        page,
-        mentioned_node_uuids=filter_language.mentioned_node_uuids(filters),
-        where=where,
-    )
-    return wire_page(result, [wire.episode(e, graph) for e in result.items])
+    found, items = answers.list_episodes(ctx, project, graph_uuid, body or FilteredListBody(), page)
+    return wire_page(found, items)
 
 
 @router.get("/graphs/{graph_uuid}/episodes/{episode_uuid}", response_model=wire.EpisodeWire)

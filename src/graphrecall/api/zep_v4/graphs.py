@@ -7,8 +7,6 @@ from typing import Any
 from fastapi import Body as BodyParam
 from fastapi import Depends
 
-from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import LookupBody, SearchListBody, SubgraphBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -20,10 +18,13 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.inputs import GraphCreate, GraphUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import graphs, nodes
+from graphrecall.services import graphs
+from graphrecall.wire.zep_v4 import answers, wire
+from graphrecall.wire.zep_v4 import paging as pages
+from graphrecall.wire.zep_v4.bodies import LookupBody, SearchListBody, SubgraphBody
 
 router = make_router("graphs")
-_paging = paging(("created_at", "name", "uuid"))
+_paging = paging(pages.GRAPHS)
 
 
 @router.post("/graphs", response_model=wire.GraphWire)
@@ -95,22 +96,4 @@ def warm_graph(graph_uuid: str, ctx: Context = CtxDep, project: Project = Projec
 def get_subgraph(
     graph_uuid: str, body: SubgraphBody, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
-    where = body.predicate("graph:edges")
-    graph = graphs.resolve(ctx, project, graph_uuid)
-    found_nodes, found_edges, reason = nodes.get_subgraph(
-        ctx,
-        project,
-        graph.uuid,
-        body.seed_node_uuids,
-        depth=body.depth,
-        direction=body.direction,
-        max_nodes=body.max_nodes,
-        max_edges=body.max_edges,
-        where=where,
-    )
-    return wire.SubgraphResponse(
-        nodes=[wire.node(v, graph) for v in nodes.views(ctx, found_nodes)],
-        edges=[wire.edge(v, graph) for v in nodes.edge_views(ctx, found_edges)],
-        truncated=reason is not None,
-        truncation_reason=reason,
-    )
+    return answers.subgraph(ctx, project, graph_uuid, body)

@@ -8,8 +8,6 @@ from typing import Any
 from fastapi import Body as BodyParam
 from fastapi import Depends
 
-from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import Body
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -23,9 +21,12 @@ from graphrecall.domain import models as m
 from graphrecall.domain.inputs import HyperedgeAdd, HyperedgeMember, HyperedgeUpdate
 from graphrecall.domain.models import PageRequest
 from graphrecall.services import graphs, hyperedges
+from graphrecall.wire.zep_v4 import wire
+from graphrecall.wire.zep_v4.bodies import Body
+from graphrecall.wire.zep_v4.paging import Paging
 
 router = make_router("hyperedges")
-_paging = paging(("uuid", "created_at"))
+_paging = paging(Paging(("uuid", "created_at")))
 
 
 class HyperedgeEdgeWire(wire.Wire):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import LookupBatchBody
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.services import lookup
+from graphrecall.wire.zep_v4 import wire
+from graphrecall.wire.zep_v4.bodies import LookupBatchBody
 
 router = make_router("lookup")
 

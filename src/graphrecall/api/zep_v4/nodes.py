@@ -7,8 +7,6 @@ from typing import Any
 from fastapi import Body as BodyParam
 from fastapi import Depends
 
-from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import FilteredListBody, NeighborsBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -21,10 +19,13 @@ from graphrecall.api.zep_v4.common import (
 from graphrecall.domain.inputs import NodesAdd, NodeUpdate
 from graphrecall.domain.models import PageRequest
 from graphrecall.services import graphs, nodes
+from graphrecall.wire.zep_v4 import answers, wire
+from graphrecall.wire.zep_v4 import paging as pages
+from graphrecall.wire.zep_v4.bodies import FilteredListBody, NeighborsBody
 
 router = make_router("nodes")
-_paging = paging(("uuid", "created_at", "degree"))
-_neighbor_paging = paging(("uuid", "created_at"))
+_paging = paging(pages.NODES)
+_neighbor_paging = paging(pages.NEIGHBORS)
 
 
 @router.post("/graphs/{graph_uuid}/nodes", response_model=wire.AddNodesResult)
@@ -91,19 +92,7 @@ def list_neighbors(
     ctx: Context = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
-    body = body or NeighborsBody()
-    where = body.predicate("graph:edges")
-    graph = graphs.resolve(ctx, project, graph_uuid)
-    result, by_neighbor = nodes.list_neighbors(
-        ctx, project, graph.uuid, node_uuid, body.direction, page, where
+    found, entries = answers.list_neighbors(
+        ctx, project, graph_uuid, node_uuid, body or NeighborsBody(), page
     )
-    all_edges = [e for n in result.items for e in by_neighbor[n.uuid]]
-    edge_wires = {v.edge.uuid: wire.edge(v, graph) for v in nodes.edge_views(ctx, all_edges)}
-    entries = [
-        wire.NeighborEntry(
-            node=wire.node(v, graph),
-            edges=[edge_wires[e.uuid] for e in by_neighbor[v.node.uuid]],
-        )
-        for v in nodes.views(ctx, result.items)
-    ]
-    return wire_page(result, entries)
+    return wire_page(found, entries)

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
-from graphrecall.domain.errors import NotFound
-from graphrecall.domain.models import ThreadSummary
-from graphrecall.services import ontology, threads
+from graphrecall.services import ontology
 from graphrecall.services.ontology import OntologyIn
+from graphrecall.wire.zep_v4 import answers, wire
 
 router = make_router("ontology")
 
@@ -44,8 +42,4 @@ def set_project_ontology(
 def get_thread_summary(
     thread_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
-    thread = threads.get_thread(ctx, project, thread_uuid)
-    found = ctx.store.find(ThreadSummary, {"thread_uuid": thread.uuid}, limit=1)
-    if not found:
-        raise NotFound("thread summary", thread.uuid, param="thread_uuid")
-    return wire.thread_summary(found[0])
+    return answers.thread_summary(ctx, project, thread_uuid)

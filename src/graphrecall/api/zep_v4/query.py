@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import GraphQueryBody
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.models import Graph
 from graphrecall.services import nodes, query
+from graphrecall.wire.zep_v4 import wire
+from graphrecall.wire.zep_v4.bodies import GraphQueryBody
 
 router = make_router("graphs")
 

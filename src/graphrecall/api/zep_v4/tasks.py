@@ -6,8 +6,6 @@ from typing import Any
 
 from fastapi import Depends, Query
 
-from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import ProjectUpdateBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -17,12 +15,14 @@ from graphrecall.api.zep_v4.common import (
     paging,
     wire_page,
 )
-from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import PageRequest, TaskStatus
-from graphrecall.services import projects, tasks
+from graphrecall.services import tasks
+from graphrecall.wire.zep_v4 import answers, wire
+from graphrecall.wire.zep_v4 import paging as pages
+from graphrecall.wire.zep_v4.bodies import ProjectUpdateBody
 
 router = make_router("tasks")
-_paging = paging(("uuid", "created_at"))
+_paging = paging(pages.TASKS)
 
 
 @router.get("/tasks", response_model=wire.PageWire[wire.TaskWire])
@@ -51,16 +51,4 @@ def get_project(project: Project = ProjectDep) -> Any:
 def update_project(
     body: ProjectUpdateBody, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
-    # Hyperedges are always on (``hyperedges_enabled`` is reported true; either value is
-    # accepted and changes nothing).
-    if body.include_policy_violating_episodes:
-        # A 400, not a 501: the route is built, and this value of the field is not.
-        raise BadRequest(
-            "content policies are not built; only false is accepted",
-            param="include_policy_violating_episodes",
-        )
-    if "default_time_zone" not in body.model_fields_set:
-        return wire.project(project)
-    updated = projects.update_project(ctx.store, project, body.default_time_zone)
-    ctx.recent_keys.clear()  # the keys' remembered project is the old one
-    return wire.project(updated)
+    return wire.project(answers.update_project(ctx, project, body))

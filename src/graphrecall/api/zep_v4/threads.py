@@ -6,8 +6,6 @@ from typing import Any
 
 from fastapi import Depends, Query
 
-from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import LookupBody, ThreadCreateBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -19,14 +17,15 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.inputs import MessagesAdd, MessageUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import graphs, threads
-from graphrecall.services.context_assembly import thread_context
+from graphrecall.services import threads
+from graphrecall.wire.zep_v4 import answers, wire
+from graphrecall.wire.zep_v4 import paging as pages
+from graphrecall.wire.zep_v4.bodies import LookupBody, ThreadCreateBody
 
 router = make_router("threads")
-_paging = paging(("created_at", "updated_at", "uuid"))
-# Messages read in conversation order unless asked otherwise.
-_message_paging = paging(("created_at",), default_order_by="created_at", default_order="asc")
-_episode_paging = paging(("created_at",), default_order_by="created_at", default_order="asc")
+_paging = paging(pages.THREADS)
+_message_paging = paging(pages.MESSAGES)
+_episode_paging = paging(pages.THREAD_EPISODES)
 
 
 @router.post("/threads", response_model=wire.ThreadWire)
@@ -66,11 +65,7 @@ def delete_thread(thread_uuid: str, ctx: Context = CtxDep, project: Project = Pr
 def add_messages(
     thread_uuid: str, body: MessagesAdd, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
-    added, task = threads.add_messages(ctx, project, thread_uuid, body)
-    context = thread_context(ctx, project, thread_uuid).text if body.return_context else None
-    return wire.AddMessagesResult(
-        messages=[wire.message(m) for m in added], task=wire.task(task), context=context
-    )
+    return answers.add_messages(ctx, project, thread_uuid, body)
 
 
 @router.get("/threads/{thread_uuid}/messages", response_model=wire.PageWire[wire.MessageWire])
@@ -109,7 +104,4 @@ def list_thread_episodes(
     ctx: Context = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
-    thread = threads.get_thread(ctx, project, thread_uuid)
-    graph = graphs.resolve(ctx, project, thread.graph_uuid)
-    result = threads.list_messages(ctx, project, thread.uuid, page)
-    return wire_page(result, [wire.episode(e, graph) for e in result.items])
+    return wire_page(*answers.thread_episodes(ctx, project, thread_uuid, page))

@@ -8,8 +8,6 @@ from typing import Any
 from fastapi import Body as BodyParam
 from fastapi import Depends
 
-from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import SearchListBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -23,9 +21,12 @@ from graphrecall.domain import models as m
 from graphrecall.domain.inputs import MembershipChange, UserGroupCreate, UserGroupUpdate
 from graphrecall.domain.models import PageRequest
 from graphrecall.services import user_groups
+from graphrecall.wire.zep_v4 import wire
+from graphrecall.wire.zep_v4.bodies import SearchListBody
+from graphrecall.wire.zep_v4.paging import Paging
 
 router = make_router("user groups")
-_paging = paging(("uuid",))
+_paging = paging(Paging(("uuid",)))
 
 
 class UserGroupWire(wire.Wire):

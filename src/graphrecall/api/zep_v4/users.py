@@ -7,8 +7,6 @@ from typing import Any
 from fastapi import Body as BodyParam
 from fastapi import Depends
 
-from graphrecall.api.zep_v4 import wire
-from graphrecall.api.zep_v4.bodies import LookupBody, SearchListBody
 from graphrecall.api.zep_v4.common import (
     Context,
     CtxDep,
@@ -20,10 +18,13 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.inputs import UserCreate, UserUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import graphs, nodes, users
+from graphrecall.services import users
+from graphrecall.wire.zep_v4 import answers, wire
+from graphrecall.wire.zep_v4 import paging as pages
+from graphrecall.wire.zep_v4.bodies import LookupBody, SearchListBody
 
 router = make_router("users")
-_paging = paging(("created_at", "user_id", "email", "uuid"))
+_paging = paging(pages.USERS)
 
 
 @router.post("/users", response_model=wire.UserWire)
@@ -70,6 +71,4 @@ def delete_user(user_uuid: str, ctx: Context = CtxDep, project: Project = Projec
 
 @router.get("/users/{user_uuid}/node", response_model=wire.NodeWire)
 def get_user_node(user_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
-    node = users.user_node(ctx, project, user_uuid)
-    graph = graphs.resolve(ctx, project, node.graph_uuid)
-    return wire.node(nodes.views(ctx, [node])[0], graph)
+    return answers.user_node(ctx, project, user_uuid)

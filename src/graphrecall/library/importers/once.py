@@ -75,7 +75,9 @@ def thread_for(gr: GraphRecall, user_uuid: str, thread_id: str) -> tuple[str, bo
         # The v4 thread.create takes no thread_id; the service (as Zep v3 does) does.
         from graphrecall.services import threads
 
-        return threads.create_thread(gr._context, gr._project, user_uuid, thread_id).uuid, True
+        return threads.create_thread(
+            gr._session.ctx, gr._session.project, user_uuid, thread_id
+        ).uuid, True
     if found.user_uuid != user_uuid:
         raise ImportProblem(
             f"thread_id {thread_id!r} is already a thread of another user in this database"
@@ -123,7 +125,7 @@ def graph_for(gr: GraphRecall, graph_id: str, fields: dict[str, Any]) -> tuple[s
         from graphrecall.services import graphs
 
         body = GraphCreate.model_validate({k: v for k, v in fields.items() if v is not None})
-        return graphs.create_graph(gr._context, gr._project, body, graph_id).uuid, True
+        return graphs.create_graph(gr._session.ctx, gr._session.project, body, graph_id).uuid, True
 
 
 def add_episodes_once(

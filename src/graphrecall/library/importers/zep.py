@@ -22,8 +22,8 @@ from graphrecall.library.importers import once
 from graphrecall.library.importers.zep_source import ZepSource
 
 if TYPE_CHECKING:
-    from graphrecall.api.zep_v4 import wire
     from graphrecall.library.client import GraphRecall
+    from graphrecall.wire.zep_v4 import wire
 
 _USER_FIELDS = ("email", "first_name", "last_name", "metadata", "time_zone")
 _USER_FLAGS = ("disable_default_ontology",)

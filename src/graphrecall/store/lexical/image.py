@@ -1,6 +1,6 @@
 """A term-index copy as a saved image, for the next process to start from: its settings
 and its segment's term spans as a JSON-able description, its arrays as one ``.npz``.
-SQLite keeps images in files beside the database (``sqlite/term_index_file.py``),
+SQLite keeps images in files beside the database (``sqlite/term_index_image.py``),
 PostgreSQL in a table (``postgres/term_index_image.py``); each adds its own checks that
 an image belongs to the rows it is applied to, and catches the loaded copy up from its
 change log.

@@ -22,7 +22,8 @@ from __future__ import annotations
 from graphrecall.store.assembled import AssembledStore
 from graphrecall.store.cursors import SqlCursors
 from graphrecall.store.postgres.connection import Database
-from graphrecall.store.postgres.graph import Graphs, Links
+from graphrecall.store.postgres.graph import Graphs
+from graphrecall.store.postgres.links import Links
 from graphrecall.store.postgres.maintenance import PostgresMaintenance
 from graphrecall.store.postgres.migrations import migrate
 from graphrecall.store.postgres.queue import PostgresQueue

@@ -22,19 +22,19 @@ as it stands, and the entries after it re-read it again, which changes nothing.
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from json import loads
 from typing import Any
 
 import numpy as np
 
+from graphrecall.store.lexical.copies import TermIndexCopies
+from graphrecall.store.lexical.copies import start as _start
 from graphrecall.store.lexical.postings import TermIndex, counted_segment
 from graphrecall.store.postgres import positions
 from graphrecall.store.postgres import term_index_image as image
 from graphrecall.store.postgres.connection import Database
-from graphrecall.store.waiting import wait_until
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +47,6 @@ INLINE_MAX = 200
 # A copy more than this many log entries (of any table) behind is read again whole; the
 # log keeps at least this many (``prune_log``).
 LOG_SCAN_MAX = 50_000
-# Rows written since the copy was read, past which it is rebuilt in the background (it is
-# still used, caught up, meanwhile): the larger of these.
-DELTA_MIN_ROWS = 2_000
-DELTA_SHARE = 0.02
 # A rebuild starts no sooner than this many times the last build took after it ended.
 REBUILD_GAP_FACTOR = 4.0
 REBUILD_MIN_GAP_S = 2.0
@@ -120,23 +116,14 @@ def catch_up(
     return index.changed(b"", last, np.asarray(changed, dtype=np.int64), fresh, codes)
 
 
-def _start(name: str, work: Callable[..., None], *args: Any) -> None:
-    threading.Thread(target=work, args=args, name=name, daemon=True).start()
-
-
-class TermIndexes:
+class TermIndexes(TermIndexCopies):
     """The current :class:`TermIndex` of each searched text table, caught up with the log
     by the searches that find it stale, or rebuilt in the background."""
 
     def __init__(self, db: Database) -> None:
+        super().__init__()
         self.db = db
-        self._lock = threading.Lock()
-        self._current: dict[str, TermIndex] = {}
         self._busy: set[str] = set()  # tables being built or caught up apart
-        self._loading_saved: set[str] = set()  # tables whose saved image is being read
-        self._next_build: dict[str, float] = {}
-        self._closed = False
-        self.caught_up = 0
 
     def current(self, table: str, owner_field: str, weights: Sequence[float]) -> TermIndex | None:
         """The copy of ``table`` as of the log's newest entry (caught up here when a few
@@ -195,26 +182,6 @@ class TermIndexes:
             with self._lock:
                 self._busy.discard(index.table)
         self._adopt(index, fresh, owner_field, weights)
-
-    def _adopt(
-        self, index: TermIndex, fresh: TermIndex | None, owner_field: str, weights: Sequence[float]
-    ) -> TermIndex | None:
-        """Make ``fresh`` (caught up from ``index``) the table's copy unless a rebuild
-        replaced ``index`` meanwhile; rebuild when it is None or its delta grew too big."""
-        table = index.table
-        if fresh is None:
-            self.refresh(table, owner_field, weights)
-            return None
-        with self._lock:
-            if self._current.get(table) is index and not self._closed:
-                self._current[table] = fresh
-            self.caught_up += 1
-        if fresh.delta_rows > max(DELTA_MIN_ROWS, DELTA_SHARE * fresh.segments[0].size):
-            self.refresh(table, owner_field, weights)
-        return fresh
-
-    def has(self, table: str) -> bool:
-        return table in self._current
 
     def refresh(self, table: str, owner_field: str, weights: Sequence[float]) -> None:
         """Start reading ``table`` whole in the background, unless it is being read or
@@ -281,37 +248,5 @@ class TermIndexes:
             self.db.execute("UPDATE lexical_log_floor SET seq = greatest(seq, %s)", [floor])
         return True
 
-    def status(self) -> dict[str, int]:
-        with self._lock:
-            return {
-                "ready": len(self._current),
-                "building": len(self._busy),
-                "caught_up": self.caught_up,
-            }
-
-    def memory_bytes(self) -> int:
-        """The bytes the current copies' arrays hold."""
-        with self._lock:
-            copies = list(self._current.values())
-        return sum(
-            int(value.nbytes)
-            for copy in copies
-            for part in copy.segments
-            for value in vars(part).values()
-            if isinstance(value, np.ndarray)
-        )
-
-    def wait_for_saved(self, timeout: float) -> bool:
-        """Wait until no saved image is being read (a server, before it listens): False
-        when one still is after ``timeout`` seconds. Reading a table whole is not waited
-        for."""
-        return wait_until(lambda: not self._loading_saved, self._lock, timeout)
-
-    def wait(self, timeout: float) -> bool:
-        """Wait until no copy is being built or caught up (for benchmarks and tests)."""
-        return wait_until(lambda: not self._busy, self._lock, timeout)
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            self._current.clear()
+    def _apart(self) -> set[str]:
+        return self._busy

@@ -2,7 +2,8 @@
 so a restarted server, or another process, has it after one read of a few dozen MB
 instead of reading the table's rows whole (43 s for the 223k rows of 200 users on a
 loaded 2-core machine, docs/benchmarks.md "Cold queries"), while SQL answers every
-search of the table. PostgreSQL's counterpart of SQLite's ``term_index_file.py``.
+search of the table. PostgreSQL's counterpart of SQLite's ``sqlite/term_index_image.py``
+(same name, same concern).
 
 An image is only a starting point: it is stamped with the change-log entry its rows were
 read after, and the copy loaded from it is caught up from the log like any stale copy

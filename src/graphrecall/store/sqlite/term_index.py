@@ -28,11 +28,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from graphrecall.store.lexical.copies import TermIndexCopies
+from graphrecall.store.lexical.copies import start as _start
 from graphrecall.store.lexical.postings import TermIndex, segment
-from graphrecall.store.sqlite import term_index_file
+from graphrecall.store.sqlite import term_index_image
 from graphrecall.store.sqlite.fts5 import STRUCTURE_ID, Tokenizer, column_weights, row_length
 from graphrecall.store.sqlite.migrations import CHANGE_LOG
-from graphrecall.store.waiting import wait_until
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -52,10 +53,6 @@ REBUILD_MIN_GAP_S = 2.0
 INLINE_MAX = 100
 # A copy more than this many log entries (of any table) behind is read again whole.
 LOG_SCAN_MAX = 50_000
-# Rows written since the copy was read, past which it is rebuilt in the background (it
-# is still used, caught up, meanwhile): the larger of these.
-DELTA_MIN_ROWS = 2_000
-DELTA_SHARE = 0.02
 
 
 def _structure(conn: sqlite3.Connection, table: str) -> bytes:
@@ -181,16 +178,12 @@ def catch_up(
 Connect = Callable[[], AbstractContextManager[sqlite3.Connection | None]]
 
 
-def _start(name: str, work: Callable[..., None], *args: Any) -> None:
-    """Run ``work(*args)`` on a daemon thread of its own."""
-    threading.Thread(target=work, args=args, name=name, daemon=True).start()
-
-
-class TermIndexes:
+class TermIndexes(TermIndexCopies):
     """The current :class:`TermIndex` of each big full-text table, caught up with writes
     by the searches that find it stale, or rebuilt in the background."""
 
     def __init__(self, path: Path, tune: Callable[..., None], tokenize: str) -> None:
+        super().__init__()
         self._path = path
         self._tune = tune
         # The searches' catch-ups tokenize rows here, never on the queries' tokenizer
@@ -198,16 +191,10 @@ class TermIndexes:
         # may read thousands of rows, on a tokenizer of its own.
         self._tokenize = tokenize
         self._tokenizer = Tokenizer(tokenize)
-        self._lock = threading.Lock()
-        self._current: dict[str, TermIndex] = {}
         self._building: set[str] = set()
         self._catching: set[str] = set()
-        self._next_build: dict[str, float] = {}  # monotonic time a rebuild may start
-        self._closed = False
         self.logged: frozenset[str] = frozenset()  # tables whose changes are logged
-        self.caught_up = 0  # catch-ups done (for /healthz, tests and benchmarks)
         self._tried_file: set[str] = set()  # tables whose saved copy was looked for
-        self._loading_saved: set[str] = set()  # tables whose saved copy is being read
         # Erasures per table (``forget``): a copy read before one is not saved after it
         # (it may hold erased terms); ``_file_lock`` orders the check and the write.
         self._erasures: dict[str, int] = {}
@@ -274,32 +261,6 @@ class TermIndexes:
                 self._catching.discard(index.table)
         self._adopt(index, fresh, owner_field, weights)
 
-    def _adopt(
-        self,
-        index: TermIndex,
-        fresh: TermIndex | None,
-        owner_field: str,
-        weights: Sequence[float],
-    ) -> TermIndex | None:
-        """Make ``fresh`` (caught up from ``index``) the table's copy, unless a rebuild
-        replaced ``index`` meanwhile; rebuild when it is None or has grown too much."""
-        table = index.table
-        if fresh is None:
-            self.refresh(table, owner_field, weights)
-            return None
-        with self._lock:
-            if self._current.get(table) is index and not self._closed:
-                self._current[table] = fresh
-            self.caught_up += 1
-        limit = max(DELTA_MIN_ROWS, DELTA_SHARE * fresh.segments[0].size)
-        if fresh.delta_rows > limit:
-            self.refresh(table, owner_field, weights)
-        return fresh
-
-    def has(self, table: str) -> bool:
-        """Whether ``table`` has a copy, current or not."""
-        return table in self._current
-
     def refresh(self, table: str, owner_field: str, weights: Sequence[float]) -> None:
         """Start rebuilding ``table``'s copy in the background, unless one is being built
         or the last build ended too recently."""
@@ -321,7 +282,7 @@ class TermIndexes:
         with self._file_lock:
             for table in tables:
                 self._erasures[table] = self._erasures.get(table, 0) + 1
-                if term_index_file.remove(self._path, table):
+                if term_index_image.remove(self._path, table):
                     removed.append(table)
         return removed
 
@@ -337,7 +298,7 @@ class TermIndexes:
                 self._tried_file.add(table)
                 try:
                     index = self._with_conn(
-                        lambda conn: term_index_file.load(
+                        lambda conn: term_index_image.load(
                             self._path, conn, table, owner_field, weights
                         )
                     )
@@ -366,7 +327,7 @@ class TermIndexes:
                 with self._file_lock:
                     if self._erasures.get(table, 0) == erasures:
                         self._with_conn(
-                            lambda conn: term_index_file.save(
+                            lambda conn: term_index_image.save(
                                 self._path, conn, saved, owner_field, weights
                             )
                         )
@@ -386,40 +347,9 @@ class TermIndexes:
         finally:
             conn.close()
 
-    def status(self) -> dict[str, int]:
-        with self._lock:
-            return {
-                "ready": len(self._current),
-                # Tables built or caught up apart (FTS5 answers them meanwhile), as the
-                # PostgreSQL copies count them.
-                "building": len(self._building | self._catching),
-                "caught_up": self.caught_up,
-            }
-
-    def memory_bytes(self) -> int:
-        """The bytes the current copies' arrays hold (for /healthz and bench cold)."""
-        with self._lock:
-            copies = list(self._current.values())
-        return sum(
-            int(value.nbytes)
-            for copy in copies
-            for part in copy.segments
-            for value in vars(part).values()
-            if isinstance(value, np.ndarray)
-        )
-
-    def wait_for_saved(self, timeout: float) -> bool:
-        """Wait until no saved copy is being read (a server, before it listens): False
-        when one still is after ``timeout`` seconds. Reading a table whole is not waited
-        for."""
-        return wait_until(lambda: not self._loading_saved, self._lock, timeout)
-
-    def wait(self, timeout: float) -> bool:
-        """Wait until no copy is being built or caught up (for benchmarks and tests)."""
-        return wait_until(lambda: not self._building and not self._catching, self._lock, timeout)
+    def _apart(self) -> set[str]:
+        return self._building | self._catching
 
     def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            self._current.clear()
+        super().close()
         self._tokenizer.close()

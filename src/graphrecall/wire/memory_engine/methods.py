@@ -12,8 +12,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from graphrecall.api.memory_engine import params as P
-from graphrecall.api.memory_engine import wire
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Memory
 from graphrecall.domain.tree_paths import to_display, to_display_named
@@ -22,6 +20,8 @@ from graphrecall.services import memories, memory_search, projects
 from graphrecall.services.context import Context
 from graphrecall.services.memories import MemoryInput, Temporal
 from graphrecall.services.spaces import Caller
+from graphrecall.wire.memory_engine import params as P
+from graphrecall.wire.memory_engine import wire
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""A term-index copy saved beside the database (store/sqlite/term_index_file.py): a
+"""A term-index copy saved beside the database (store/sqlite/term_index_image.py): a
 restarted store loads it instead of reading FTS5 whole, catches it up with the writes
 since, ranks exactly as FTS5 does, and ignores a file that belongs to another database."""
 
@@ -15,7 +15,7 @@ import pytest
 from graphrecall.domain.models import Edge
 from graphrecall.store import Store, open_store
 from graphrecall.store.lexical.postings import TermIndex
-from graphrecall.store.sqlite import term_index, term_index_file
+from graphrecall.store.sqlite import term_index, term_index_image
 from graphrecall.store.sqlite.connection import tune
 from graphrecall.store.sqlite.migrations import FTS_TOKENIZE
 from graphrecall.store.sqlite.text_search import _text_weights
@@ -128,7 +128,7 @@ def test_a_file_of_another_database_is_ignored(tmp_path: Path, builds: list[str]
 
 
 def test_no_file_for_a_database_without_one() -> None:
-    assert term_index_file.folder(Path(":memory:")) is None
+    assert term_index_image.folder(Path(":memory:")) is None
     assert term_index.MIN_ROWS > 0
 
 

@@ -1,0 +1,1 @@
+"""The Memory Engine face's methods: params models, handlers and result shapes."""

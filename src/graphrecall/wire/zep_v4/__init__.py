@@ -1,0 +1,1 @@
+"""The Zep v4 face's shapes: bodies, wire models, paging rules and record converters."""
