@@ -37,8 +37,8 @@ from graphrecall.ml.embedder import (
     ModelFile,
 )
 from graphrecall.ml.extraction import Extractor
-from graphrecall.services import memory_writes
-from graphrecall.services.context import Context
+from graphrecall.services.container import Context
+from graphrecall.services.memory_engine import writes as memory_writes
 from graphrecall.store import Store, location, matrix_cache, open_store
 from graphrecall.store.schema import shown
 
@@ -249,7 +249,7 @@ class Runtime:
             if isinstance(model, Warmable):
                 with phase(f"{name} ready", self.timings):
                     model.warm()
-        from graphrecall.services import relative_time
+        from graphrecall.services.get_context import relative_time
 
         with phase("date parser ready", self.timings):
             relative_time.warm_up()

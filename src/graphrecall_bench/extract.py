@@ -98,8 +98,9 @@ def ingest_cases(store: Store, cases: Sequence[Case], extractor: Extractor) -> d
     """Every case as a user (its graph) with one thread; every episode added alone, in
     order, then all tasks run. Returns case id -> (graph uuid, episode uuid per item)."""
     from graphrecall.domain.inputs import EpisodeCreate, MessageCreate, MessagesAdd, UserCreate
-    from graphrecall.services import episodes, projects, threads, users
-    from graphrecall.services.context import Context
+    from graphrecall.services.accounts import projects
+    from graphrecall.services.container import Context
+    from graphrecall.services.graph import episodes, threads, users
     from graphrecall_bench.ingest_runs import drain_tasks
 
     ctx = Context(store=store, embedder=None)
@@ -341,8 +342,9 @@ def locomo_yield(db: Path, data: Path, samples: int, extractor: Extractor) -> di
     from graphrecall.domain.clock import to_iso
     from graphrecall.domain.inputs import MessageCreate, MessagesAdd, UserCreate
     from graphrecall.library.locomo import load as load_locomo
-    from graphrecall.services import projects, threads, users
-    from graphrecall.services.context import Context
+    from graphrecall.services.accounts import projects
+    from graphrecall.services.container import Context
+    from graphrecall.services.graph import threads, users
     from graphrecall.store import open_store
     from graphrecall_bench.ingest_runs import drain_tasks
 

@@ -36,9 +36,10 @@ from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Memory, Space
 from graphrecall.retrieval.memory_filters import TemporalFilter
-from graphrecall.services import memory_search, projects, spaces
-from graphrecall.services.context import Context
-from graphrecall.services.memory_writes import version_hash
+from graphrecall.services.accounts import projects, spaces
+from graphrecall.services.container import Context
+from graphrecall.services.memory_engine import search as memory_search
+from graphrecall.services.memory_engine.writes import version_hash
 from graphrecall.store import open_store
 from graphrecall_bench import vocab
 from graphrecall_bench.build import is_postgres, shown_url, with_schema

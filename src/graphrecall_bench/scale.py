@@ -191,8 +191,8 @@ def ingest_batch(db: Path, built: Built, count: int, seed: int) -> dict[str, Any
     then process the queued tasks with the real pipeline, timed alone."""
     from graphrecall.domain.inputs import MessageCreate, MessagesAdd
     from graphrecall.domain.models import Edge, Episode, Node, Project
-    from graphrecall.services import threads
-    from graphrecall.services.context import Context
+    from graphrecall.services.container import Context
+    from graphrecall.services.graph import threads
     from graphrecall.store import open_store
     from graphrecall_bench.ingest_runs import drain_tasks, time_breakdown, timed_models
 

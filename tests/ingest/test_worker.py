@@ -16,8 +16,10 @@ from graphrecall.ingest.worker import claim_run, run_tasks
 from graphrecall.ml.embedder import Matrix
 from graphrecall.ml.extraction import Extraction, ExtractionInput
 from graphrecall.ml.offline_extractor import OfflineExtractor
-from graphrecall.services import episodes, graphs, projects, tasks
-from graphrecall.services.context import Context
+from graphrecall.services import tasks
+from graphrecall.services.accounts import projects
+from graphrecall.services.container import Context
+from graphrecall.services.graph import episodes, graphs
 from graphrecall.store import Store
 
 

@@ -6,7 +6,7 @@ from fastapi import Header, Request
 from fastapi.concurrency import run_in_threadpool
 
 from graphrecall.domain.models import Project
-from graphrecall.services.context import Context
+from graphrecall.services.container import Context
 
 
 def get_ctx(request: Request) -> Context:

@@ -34,11 +34,12 @@ from graphrecall.domain import validation
 from graphrecall.domain.errors import BadRequest, GraphRecallError
 from graphrecall.domain.inputs import EpisodeCreate, MessagesAdd
 from graphrecall.domain.models import Edge, Episode, Node, Project
-from graphrecall.services import episodes, graphs, projects, spaces, threads
-from graphrecall.services import search as graph_search
-from graphrecall.services.context import Context
-from graphrecall.services.context_assembly import ContextRequest, graph_context
-from graphrecall.services.spaces import Caller
+from graphrecall.services.accounts import projects, spaces
+from graphrecall.services.accounts.spaces import Caller
+from graphrecall.services.container import Context
+from graphrecall.services.get_context.assembly import ContextRequest, graph_context
+from graphrecall.services.graph import episodes, graphs, threads
+from graphrecall.services.graph import search as graph_search
 
 INSTRUCTIONS = (
     "graphrecall: persistent memory for this workspace. Search prior decisions, context and"

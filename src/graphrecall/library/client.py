@@ -37,9 +37,10 @@ from graphrecall.library.zep import (
     ThreadClient,
     UserClient,
 )
-from graphrecall.services import projects, spaces, stats
-from graphrecall.services.context import Context
-from graphrecall.services.spaces import Caller
+from graphrecall.services.accounts import projects, spaces
+from graphrecall.services.accounts.spaces import Caller
+from graphrecall.services.container import Context
+from graphrecall.services.graph import stats
 
 DONE = ("succeeded", "partial", "failed")
 

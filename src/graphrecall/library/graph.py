@@ -18,7 +18,7 @@ from graphrecall.domain import inputs
 from graphrecall.domain.errors import BadRequest
 from graphrecall.library.calls import OMIT, Pager, body, page, pager, result
 from graphrecall.library.zep import Part
-from graphrecall.services.search import SEARCH_PAGE_MAX
+from graphrecall.services.graph.search import SEARCH_PAGE_MAX
 
 if TYPE_CHECKING:
     from graphrecall.library.client import GraphRecall
@@ -387,7 +387,7 @@ class GraphClient(Part):
         return self._call(ontology.get_graph_ontology, graph_uuid)
 
     def set_ontology(self, graph_uuid: str, **fields: Any) -> Any:
-        from graphrecall.services.ontology import OntologyIn
+        from graphrecall.services.graph.ontology import OntologyIn
 
         return self._call(ontology.set_graph_ontology, graph_uuid, body(OntologyIn, **fields))
 

@@ -286,7 +286,7 @@ class ProjectClient(Part):
         return self._call(ontology.get_project_ontology)
 
     def set_ontology(self, **fields: Any) -> Any:
-        from graphrecall.services.ontology import OntologyIn
+        from graphrecall.services.graph.ontology import OntologyIn
 
         return self._call(ontology.set_project_ontology, body(OntologyIn, **fields))
 

@@ -30,7 +30,7 @@ from graphrecall.domain.models import (
 )
 from graphrecall.domain.scopes import TABLES
 from graphrecall.services import tasks
-from graphrecall.services.context import Context
+from graphrecall.services.container import Context
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from graphrecall.domain import clock
 from graphrecall.domain.errors import NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.models import Page, PageRequest, Task
-from graphrecall.services.context import Context
+from graphrecall.services.container import Context
 from graphrecall.store.base import Store
 
 

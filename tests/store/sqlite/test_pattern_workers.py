@@ -17,9 +17,10 @@ from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Memory
 from graphrecall.domain.safe_regex import BudgetExceeded
 from graphrecall.retrieval.memory_filters import grep_filter, meta_predicate_filter
-from graphrecall.services import memory_search, projects, spaces
-from graphrecall.services.context import Context
-from graphrecall.services.memory_search import MemoryQuery
+from graphrecall.services.accounts import projects, spaces
+from graphrecall.services.container import Context
+from graphrecall.services.memory_engine import search as memory_search
+from graphrecall.services.memory_engine.search import MemoryQuery
 from graphrecall.store import open_store
 from graphrecall.store.base import Store
 from graphrecall.store.sqlite import pattern_workers

@@ -24,8 +24,8 @@ from graphrecall.api.memory_engine import rpc
 from graphrecall.api.memory_engine.wire import timestamp
 from graphrecall.domain.errors import BadRequest, GraphRecallError, NotFound
 from graphrecall.domain.models import ApiKey, Project, Space
-from graphrecall.services import projects, spaces
-from graphrecall.services.context import Context
+from graphrecall.services.accounts import projects, spaces
+from graphrecall.services.container import Context
 
 router = APIRouter(tags=["memory engine"])
 

@@ -18,10 +18,12 @@ from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Memory
 from graphrecall.domain.tree_paths import to_display, to_display_named
 from graphrecall.retrieval.memory_filters import TemporalFilter
-from graphrecall.services import memories, memory_search, projects
-from graphrecall.services.context import Context
-from graphrecall.services.memories import MemoryInput, Temporal
-from graphrecall.services.spaces import Caller
+from graphrecall.services.accounts import projects
+from graphrecall.services.accounts.spaces import Caller
+from graphrecall.services.container import Context
+from graphrecall.services.memory_engine import memories
+from graphrecall.services.memory_engine import search as memory_search
+from graphrecall.services.memory_engine.memories import MemoryInput, Temporal
 
 
 @dataclass(frozen=True)

@@ -35,10 +35,10 @@ from graphrecall.domain.errors import (
     NotFound,
     Unauthorized,
 )
-from graphrecall.services import spaces
-from graphrecall.services.context import Context
-from graphrecall.services.memory_search import EmbeddingFailed, EmbeddingNotConfigured
-from graphrecall.services.spaces import Caller
+from graphrecall.services.accounts import spaces
+from graphrecall.services.accounts.spaces import Caller
+from graphrecall.services.container import Context
+from graphrecall.services.memory_engine.search import EmbeddingFailed, EmbeddingNotConfigured
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.inputs import BatchCreate, BatchItemsAdd
 from graphrecall.domain.models import BatchStatus, Graph, Page, PageRequest, Thread, User
 from graphrecall.ingest.batches import Progress
-from graphrecall.services import batches
+from graphrecall.services.graph import batches
 
 router = make_router("zep v3: batches")
 BATCH_ID = {r"^batch_uuid$": "batch_id"}  # v4's name of v3's batch_id

@@ -20,9 +20,9 @@ from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, 
 from graphrecall.domain import clock
 from graphrecall.domain.inputs import GraphCreate, GraphUpdate
 from graphrecall.retrieval.request import DEFAULT_RERANKER
-from graphrecall.services import episodes, graphs, search
-from graphrecall.services.context_assembly import ContextRequest, graph_context
-from graphrecall.services.search import SearchParams
+from graphrecall.services.get_context.assembly import ContextRequest, graph_context
+from graphrecall.services.graph import episodes, graphs, search
+from graphrecall.services.graph.search import SearchParams
 
 router = make_router("zep v3: graph")
 GRAPH_ORDERS = ("created_at", "name", "uuid")

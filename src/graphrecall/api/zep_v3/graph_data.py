@@ -15,7 +15,7 @@ from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.inputs import EdgesAdd, NodesAdd
-from graphrecall.services import edges, graphs, nodes
+from graphrecall.services.graph import edges, graphs, nodes
 
 router = make_router("zep v3: graph data")
 # A v4 field of the one edge -> the v3 field it came from, for error messages.

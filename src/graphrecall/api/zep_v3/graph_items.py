@@ -29,7 +29,7 @@ from graphrecall.domain.models import (
 from graphrecall.domain.predicates import Column, Predicate, all_of
 from graphrecall.retrieval import filters as filter_language
 from graphrecall.retrieval.filters import Target
-from graphrecall.services import edges, episodes, nodes
+from graphrecall.services.graph import edges, episodes, nodes
 
 router = make_router("zep v3: graph items")
 Owner = Callable[[Context, Project, str], Graph]

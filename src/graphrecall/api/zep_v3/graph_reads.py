@@ -19,7 +19,7 @@ from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.models import Node, PageRequest
 from graphrecall.retrieval import filters as filter_language
-from graphrecall.services import documents, nodes
+from graphrecall.services.graph import documents, nodes
 
 router = make_router("zep v3: graph reads")
 NEIGHBORS_MAX = 50  # v3 clamps an explicit limit to 50; unset, a page is 100

@@ -20,8 +20,8 @@ from graphrecall.domain.models import (
     Thread,
     User,
 )
-from graphrecall.services import graphs, threads, users
-from graphrecall.services.context import Context
+from graphrecall.services.container import Context
+from graphrecall.services.graph import graphs, threads, users
 
 
 def user(ctx: Context, project: Project, user_id: str, *, param: str = "user_id") -> User:

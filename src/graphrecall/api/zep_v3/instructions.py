@@ -16,7 +16,7 @@ from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, 
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.inputs import SummaryInstructionsSet, UserInstruction
 from graphrecall.domain.models import User
-from graphrecall.services import summary_instructions as service
+from graphrecall.services.graph import summary_instructions as service
 
 router = make_router("zep v3: user summary instructions")
 Items = list[dict[str, Any]]

@@ -16,7 +16,7 @@ from graphrecall.api.zep_v3.payloads import EntityTypesV3
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Graph
-from graphrecall.services import graphs, ontology
+from graphrecall.services.graph import graphs, ontology
 
 router = make_router("zep v3: entity types")
 V3_TYPES = {"text": "Text", "int": "Int", "float": "Float", "boolean": "Boolean"}

@@ -9,7 +9,8 @@ from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.payloads import ProjectUpdateV3
 from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
-from graphrecall.services import projects, tasks
+from graphrecall.services import tasks
+from graphrecall.services.accounts import projects
 
 router = make_router("zep v3: tasks")
 

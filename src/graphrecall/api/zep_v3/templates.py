@@ -12,7 +12,7 @@ from graphrecall.api.zep_v3.payloads import TemplateCreateV3, TemplateUpdateV3
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain import limits
 from graphrecall.domain.models import ContextTemplate, PageRequest
-from graphrecall.services import context_templates
+from graphrecall.services.get_context import templates as context_templates
 
 router = make_router("zep v3: context templates")
 T = TypeVar("T")

@@ -27,8 +27,8 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
-from graphrecall.services import graphs, threads
-from graphrecall.services.context_assembly import thread_context
+from graphrecall.services.get_context.assembly import thread_context
+from graphrecall.services.graph import graphs, threads
 
 router = make_router("zep v3: threads")
 THREAD_ORDERS = ("created_at", "updated_at", "thread_id", "uuid")

@@ -14,7 +14,7 @@ from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, 
 from graphrecall.domain import models as m
 from graphrecall.domain.inputs import MembershipChange, UserGroupCreate, UserGroupUpdate
 from graphrecall.domain.models import PageRequest, UserGroupMember
-from graphrecall.services import user_groups
+from graphrecall.services.graph import user_groups
 
 router = make_router("zep v3: user groups")
 GROUP_ORDERS = ("created_at", "name", "uuid")

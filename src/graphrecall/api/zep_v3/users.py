@@ -19,7 +19,7 @@ from graphrecall.api.zep_v4 import wire as v4
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.inputs import UserCreate, UserUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import graphs, nodes, threads, users
+from graphrecall.services.graph import graphs, nodes, threads, users
 
 router = make_router("zep v3: users")
 ORDERS = ("created_at", "user_id", "email", "uuid")

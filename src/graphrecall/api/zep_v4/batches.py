@@ -12,7 +12,7 @@ from graphrecall.domain import models as m
 from graphrecall.domain.inputs import BatchCreate, BatchItemsAdd
 from graphrecall.domain.models import BatchStatus, PageRequest
 from graphrecall.ingest.batches import Progress
-from graphrecall.services import batches
+from graphrecall.services.graph import batches
 
 router = make_router("batch")
 _paging = paging(("uuid", "created_at"))

@@ -14,7 +14,7 @@ from graphrecall.api.deps import ctx_dependency, current_project
 from graphrecall.domain import limits
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Page, PageRequest, Project
-from graphrecall.services.context import Context
+from graphrecall.services.container import Context
 
 
 class WireRoute(APIRoute):

@@ -30,9 +30,10 @@ from graphrecall.domain.models import (
     PageRequest,
     ThreadSummary,
 )
-from graphrecall.services import context_templates, nodes
-from graphrecall.services.context_assembly import ContextRequest, graph_context, thread_context
-from graphrecall.services.context_block import Item
+from graphrecall.services.get_context import templates as context_templates
+from graphrecall.services.get_context.assembly import ContextRequest, graph_context, thread_context
+from graphrecall.services.get_context.block import Item
+from graphrecall.services.graph import nodes
 
 router = make_router("context")
 _paging = paging(("uuid", "created_at"))

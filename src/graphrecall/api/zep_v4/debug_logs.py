@@ -18,7 +18,7 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.models import EpisodeDebugLog, IngestionTrace, PageRequest
 from graphrecall.ingest import trace
-from graphrecall.services import debug_logs as service
+from graphrecall.services.graph import debug_logs as service
 
 router = make_router("debug logs")
 # Traces are read oldest first, as the steps ran (the SDK sends no ordering).

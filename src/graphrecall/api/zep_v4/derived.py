@@ -21,7 +21,7 @@ from graphrecall.api.zep_v4.common import (
 from graphrecall.domain.errors import NotFound
 from graphrecall.domain.ids import check_uuid
 from graphrecall.domain.models import Observation, PageRequest, ThreadSummary
-from graphrecall.services import graphs
+from graphrecall.services.graph import graphs
 
 router = make_router("observations")
 _paging = paging(("uuid", "created_at"))

@@ -19,7 +19,7 @@ from graphrecall.api.zep_v4.common import (
     wire_page,
 )
 from graphrecall.domain.models import DocumentSummary, PageRequest
-from graphrecall.services import documents, graphs
+from graphrecall.services.graph import documents, graphs
 
 router = make_router("documents")
 # A document's chunks in the order they were added (the SDK sends no ordering).

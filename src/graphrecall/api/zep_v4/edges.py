@@ -20,7 +20,7 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.inputs import EdgesAdd, EdgeUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import edges, graphs, nodes
+from graphrecall.services.graph import edges, graphs, nodes
 
 router = make_router("edges")
 _paging = paging(("uuid", "created_at", "valid_at"))

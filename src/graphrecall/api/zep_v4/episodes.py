@@ -21,7 +21,7 @@ from graphrecall.api.zep_v4.common import (
 from graphrecall.domain.inputs import EpisodeCreate, EpisodeUpdate
 from graphrecall.domain.models import PageRequest
 from graphrecall.retrieval import filters as filter_language
-from graphrecall.services import episodes, graphs
+from graphrecall.services.graph import episodes, graphs
 
 router = make_router("episodes")
 _paging = paging(("created_at", "uuid"))

@@ -22,7 +22,7 @@ from graphrecall.api.zep_v4.common import (
 from graphrecall.domain import models as m
 from graphrecall.domain.inputs import HyperedgeAdd, HyperedgeMember, HyperedgeUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import graphs, hyperedges
+from graphrecall.services.graph import graphs, hyperedges
 
 router = make_router("hyperedges")
 _paging = paging(("uuid", "created_at"))

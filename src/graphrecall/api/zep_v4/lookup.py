@@ -7,7 +7,7 @@ from typing import Any, Literal
 from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.bodies import LookupBatchBody
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
-from graphrecall.services import lookup
+from graphrecall.services.graph import lookup
 
 router = make_router("lookup")
 

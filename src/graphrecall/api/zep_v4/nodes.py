@@ -20,7 +20,7 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.inputs import NodesAdd, NodeUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import graphs, nodes
+from graphrecall.services.graph import graphs, nodes
 
 router = make_router("nodes")
 _paging = paging(("uuid", "created_at", "degree"))

@@ -8,8 +8,8 @@ from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.errors import NotFound
 from graphrecall.domain.models import ThreadSummary
-from graphrecall.services import ontology, threads
-from graphrecall.services.ontology import OntologyIn
+from graphrecall.services.graph import ontology, threads
+from graphrecall.services.graph.ontology import OntologyIn
 
 router = make_router("ontology")
 

@@ -8,7 +8,7 @@ from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.bodies import GraphQueryBody
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.models import Graph
-from graphrecall.services import nodes, query
+from graphrecall.services.graph import nodes, query
 
 router = make_router("graphs")
 

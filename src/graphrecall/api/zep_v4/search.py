@@ -23,8 +23,8 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.models import Graph, Observation
 from graphrecall.retrieval.engine import Hit
-from graphrecall.services import nodes, search
-from graphrecall.services.search import SEARCH_PAGE_MAX, SearchParams
+from graphrecall.services.graph import nodes, search
+from graphrecall.services.graph.search import SEARCH_PAGE_MAX, SearchParams
 
 router = make_router("search")
 PageSize = Query(SEARCH_PAGE_MAX, ge=1, le=SEARCH_PAGE_MAX)

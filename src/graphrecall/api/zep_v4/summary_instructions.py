@@ -8,7 +8,7 @@ from typing import Any
 from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
 from graphrecall.domain.inputs import SummaryInstructionsSet
-from graphrecall.services import summary_instructions as service
+from graphrecall.services.graph import summary_instructions as service
 
 router = make_router("user summary")
 

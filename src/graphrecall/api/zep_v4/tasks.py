@@ -19,7 +19,8 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import PageRequest, TaskStatus
-from graphrecall.services import projects, tasks
+from graphrecall.services import tasks
+from graphrecall.services.accounts import projects
 
 router = make_router("tasks")
 _paging = paging(("uuid", "created_at"))

@@ -19,8 +19,8 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.inputs import MessagesAdd, MessageUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import graphs, threads
-from graphrecall.services.context_assembly import thread_context
+from graphrecall.services.get_context.assembly import thread_context
+from graphrecall.services.graph import graphs, threads
 
 router = make_router("threads")
 _paging = paging(("created_at", "updated_at", "uuid"))

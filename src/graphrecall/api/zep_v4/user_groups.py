@@ -22,7 +22,7 @@ from graphrecall.api.zep_v4.common import (
 from graphrecall.domain import models as m
 from graphrecall.domain.inputs import MembershipChange, UserGroupCreate, UserGroupUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import user_groups
+from graphrecall.services.graph import user_groups
 
 router = make_router("user groups")
 _paging = paging(("uuid",))

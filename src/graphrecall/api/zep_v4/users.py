@@ -20,7 +20,7 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.inputs import UserCreate, UserUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import graphs, nodes, users
+from graphrecall.services.graph import graphs, nodes, users
 
 router = make_router("users")
 _paging = paging(("created_at", "user_id", "email", "uuid"))
