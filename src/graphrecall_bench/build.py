@@ -37,9 +37,9 @@ import numpy as np
 
 from graphrecall import runtime
 from graphrecall.domain.models import Edge, Episode, Node, Record
-from graphrecall.ingest.degree import degrees
-from graphrecall.ingest.embedding import text_of
-from graphrecall.ingest.indexed_text import facts_text, thread_texts
+from graphrecall.graph_model.degree import degrees
+from graphrecall.graph_model.embedding import text_of
+from graphrecall.graph_model.indexed_text import facts_text, thread_texts
 from graphrecall.ml.embedder import Embedder
 from graphrecall.store import open_store
 from graphrecall.store.base import Store

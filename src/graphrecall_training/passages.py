@@ -5,7 +5,7 @@ model is trained on what it will be asked to read."""
 from __future__ import annotations
 
 from graphrecall.domain.models import Episode
-from graphrecall.ingest.indexed_text import vector_text
+from graphrecall.graph_model.indexed_text import vector_text
 from graphrecall_training.data import Pack, Turn
 
 _STAMP = "2000-01-01T00:00:00Z"

@@ -10,8 +10,8 @@ import numpy as np
 
 from graphrecall.domain.inputs import EpisodeCreate, GraphCreate
 from graphrecall.domain.models import Edge, Episode, Graph, Node, Project, Task
+from graphrecall.graph_model.embedding import texts_to_embed
 from graphrecall.ingest.context import IngestContext
-from graphrecall.ingest.embedding import texts_to_embed
 from graphrecall.ingest.worker import claim_run, run_tasks
 from graphrecall.ml.embedder import Matrix
 from graphrecall.ml.extraction import Extraction, ExtractionInput

@@ -33,7 +33,8 @@ from graphrecall.domain.models import (
     PageRequest,
     Task,
 )
-from graphrecall.ingest import graph_writes, webhooks
+from graphrecall.graph_model import graph_writes
+from graphrecall.ingest import webhooks
 from graphrecall.ingest.context import IngestContext
 from graphrecall.store.base import Store
 

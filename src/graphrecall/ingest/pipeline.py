@@ -32,17 +32,10 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
-from graphrecall.ingest import (
-    derive,
-    documents,
-    graph_writes,
-    speakers,
-    temporal,
-    trace,
-    webhooks,
-)
+from graphrecall.graph_model import graph_writes
+from graphrecall.graph_model.embedding import embed_records, episode_vector_texts, text_of
+from graphrecall.ingest import derive, documents, speakers, temporal, trace, webhooks
 from graphrecall.ingest.context import IngestContext
-from graphrecall.ingest.embedding import embed_records, episode_vector_texts, text_of
 from graphrecall.ingest.resolution import (
     EntityResolver,
     find_restatement,

@@ -10,7 +10,7 @@ import pytest
 
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode, Node, Observation, PageRequest
-from graphrecall.ingest.graph_writes import insert_edges, insert_nodes
+from graphrecall.graph_model.graph_writes import insert_edges, insert_nodes
 from graphrecall.store import Store
 from graphrecall.store.adjacency import Adjacency
 from tests.store.conformance.records import at, edge, episode, node, unit, walk

@@ -14,7 +14,12 @@ import pytest
 from zep_cloud import EdgeInput, EdgeNodeRef, NodeInput, Zep
 
 from graphrecall.domain.models import Edge, Node, PageRequest
-from graphrecall.ingest.graph_writes import delete_edges, insert_edges, insert_nodes, update_edge
+from graphrecall.graph_model.graph_writes import (
+    delete_edges,
+    insert_edges,
+    insert_nodes,
+    update_edge,
+)
 from graphrecall.store import open_store
 from graphrecall.store.sqlite.migrations import MIGRATIONS, migrate
 from graphrecall.store.sqlite.store import SQLiteStore

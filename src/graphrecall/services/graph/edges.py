@@ -10,8 +10,8 @@ from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.inputs import EdgesAdd, EdgeUpdate, NodeRef
 from graphrecall.domain.models import Edge, Graph, Node, Page, PageRequest, Project, Task
 from graphrecall.domain.predicates import Predicate
-from graphrecall.ingest import graph_writes
-from graphrecall.ingest.embedding import embed_records
+from graphrecall.graph_model import graph_writes
+from graphrecall.graph_model.embedding import embed_records
 from graphrecall.services import erasure, tasks
 from graphrecall.services.container import Context
 from graphrecall.services.graph import graphs, nodes

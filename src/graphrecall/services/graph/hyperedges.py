@@ -23,7 +23,7 @@ from graphrecall.domain.models import (
     Project,
     Task,
 )
-from graphrecall.ingest import graph_writes
+from graphrecall.graph_model import graph_writes
 from graphrecall.services import erasure, tasks
 from graphrecall.services.container import Context
 from graphrecall.services.graph import edges, graphs

@@ -21,8 +21,8 @@ from graphrecall.domain.models import (
     Task,
 )
 from graphrecall.domain.predicates import Predicate
-from graphrecall.ingest import graph_writes
-from graphrecall.ingest.embedding import embed_records
+from graphrecall.graph_model import graph_writes
+from graphrecall.graph_model.embedding import embed_records
 from graphrecall.services import erasure, tasks
 from graphrecall.services.container import Context
 from graphrecall.services.graph import graphs

@@ -8,7 +8,7 @@ from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.inputs import MessagesAdd, MessageUpdate
 from graphrecall.domain.models import Episode, Page, PageRequest, Project, Task, Thread
-from graphrecall.ingest import graph_writes
+from graphrecall.graph_model import graph_writes
 from graphrecall.services import erasure, tasks
 from graphrecall.services.container import Context
 from graphrecall.services.graph import episodes, users

@@ -15,7 +15,7 @@ from graphrecall.domain.models import (
     ThreadSummary,
 )
 from graphrecall.domain.predicates import Column
-from graphrecall.ingest.indexed_text import said, vector_text
+from graphrecall.graph_model.indexed_text import said, vector_text
 from graphrecall.ml.embedder import Embedder, EmbedderUnavailable
 from graphrecall.store.base import Store
 

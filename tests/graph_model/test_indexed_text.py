@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from graphrecall.domain.models import Edge, Episode
-from graphrecall.ingest import indexed_text as it
+from graphrecall.graph_model import indexed_text as it
 from graphrecall.store.sqlite import migrations
 
 STAMP = "2026-01-01T00:00:00.000000Z"

@@ -33,8 +33,8 @@ from graphrecall.domain.models import (
     Node,
 )
 from graphrecall.domain.predicates import And, Column, Predicate
-from graphrecall.ingest.degree import NodeKey, degree_changes
-from graphrecall.ingest.indexed_text import CONTEXT_MESSAGES, facts_text, thread_texts
+from graphrecall.graph_model.degree import NodeKey, degree_changes
+from graphrecall.graph_model.indexed_text import CONTEXT_MESSAGES, facts_text, thread_texts
 from graphrecall.store.base import Scope, Store
 
 # -- episodes ----------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from graphrecall.domain.models import Edge, Episode, Node
-from graphrecall.ingest import graph_writes as gw
+from graphrecall.graph_model import graph_writes as gw
 from graphrecall.store.base import Store
 from graphrecall.store.sqlite import migrations
 from graphrecall.store.sqlite.store import SQLiteStore

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from graphrecall.domain.models import Edge
-from graphrecall.ingest.degree import degree_changes, degrees, ends
+from graphrecall.graph_model.degree import degree_changes, degrees, ends
 from tests.store.sqlite.test_degree import STAMP
 from tests.store.sqlite.test_degree import _edge as edge
 
