@@ -238,14 +238,14 @@ def ingest_offline(
     with the project's debug logging on (ingest/trace.py records every episode)."""
     from graphrecall.domain.inputs import MessageCreate, MessagesAdd, UserCreate
     from graphrecall.services.accounts import projects
-    from graphrecall.services.container import Context
+    from graphrecall.services.container import Services
     from graphrecall.services.graph import debug_logs, threads, users
     from graphrecall.store import open_store
 
     store = open_store(db)
     try:
         embedder, extractor, model_load_s = timed_models()
-        ctx = Context(store=store, embedder=embedder)
+        ctx = Services(store=store, embedder=embedder)
         project = projects.get_or_create_project(store)
         if debug_log:
             debug_logs.enable(ctx, project)

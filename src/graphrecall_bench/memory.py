@@ -37,7 +37,7 @@ from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Memory, Space
 from graphrecall.retrieval.memory_filters import TemporalFilter
 from graphrecall.services.accounts import projects, spaces
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.memory_engine import search as memory_search
 from graphrecall.services.memory_engine.writes import version_hash
 from graphrecall.store import open_store
@@ -250,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
     results: dict[str, dict[str, Any]] = {}
 
     store = open_store(db)
-    ctx = Context(store=store, embedder=runtime.minilm())
+    ctx = Services(store=store, embedder=runtime.minilm())
     caller = spaces.authenticate(store, API_KEY, SLUG)
 
     def service(p: dict[str, Any]) -> int:

@@ -18,7 +18,7 @@ from graphrecall.ml.extraction import Extraction, ExtractionInput
 from graphrecall.ml.offline_extractor import OfflineExtractor
 from graphrecall.services import tasks
 from graphrecall.services.accounts import projects
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import episodes, graphs
 from graphrecall.store import Store
 
@@ -56,7 +56,7 @@ class FailingExtractor:
 
 def add(store: Store, project: Project, graph: Graph, *texts: str) -> Task:
     """One queued task with one episode per text (as one add_messages call makes)."""
-    ctx = Context(store=store, embedder=None)
+    ctx = Services(store=store, embedder=None)
     made = [
         episodes.add_episode(ctx, project, graph.uuid, EpisodeCreate(data=text)) for text in texts
     ]
@@ -69,7 +69,7 @@ def add(store: Store, project: Project, graph: Graph, *texts: str) -> Task:
 
 def make_graph(store: Store, name: str) -> tuple[Project, Graph]:
     project = projects.get_or_create_project(store)
-    ctx = Context(store=store, embedder=None)
+    ctx = Services(store=store, embedder=None)
     return project, graphs.create_graph(ctx, project, GraphCreate(name=name))
 
 

@@ -36,7 +36,7 @@ from graphrecall.domain.inputs import EpisodeCreate, MessagesAdd
 from graphrecall.domain.models import Edge, Episode, Node, Project
 from graphrecall.services.accounts import projects, spaces
 from graphrecall.services.accounts.spaces import Caller
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.get_context.assembly import ContextRequest, graph_context
 from graphrecall.services.graph import episodes, graphs, threads
 from graphrecall.services.graph import search as graph_search
@@ -57,7 +57,7 @@ class Access:
     """What a tool call may touch: the service context, the project, and (for memory
     tools) the caller in a space."""
 
-    ctx: Context
+    ctx: Services
     project: Project
     caller: Caller | None
 
@@ -533,7 +533,7 @@ class HttpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
-        ctx: Context = request.app.state.ctx
+        ctx: Services = request.app.state.ctx
         key = api_key_from(request.headers.get("authorization"))
         slug = request.headers.get(rpc.SPACE_HEADER) or request.query_params.get("space")
         try:
@@ -573,13 +573,13 @@ class HttpEndpoint:
         await self.app(scope, replay, send)
 
 
-def _authenticate(ctx: Context, key: str | None, slug: str | None) -> Access:
+def _authenticate(ctx: Services, key: str | None, slug: str | None) -> Access:
     project = projects.authenticate(ctx.store, key)
     caller = spaces.authenticate(ctx.store, key, slug) if slug else None
     return Access(ctx, project, caller)
 
 
-def local_access(ctx: Context, slug: str | None, key: str | None) -> Access:
+def local_access(ctx: Services, slug: str | None, key: str | None) -> Access:
     """The caller of ``graphrecall mcp`` (stdio): a key's project, else the space's, else
     the default project; memory tools need a space."""
     if key:

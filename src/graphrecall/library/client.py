@@ -39,7 +39,7 @@ from graphrecall.library.zep import (
 )
 from graphrecall.services.accounts import projects, spaces
 from graphrecall.services.accounts.spaces import Caller
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import stats
 
 DONE = ("succeeded", "partial", "failed")
@@ -94,7 +94,7 @@ class GraphRecall:
         return self._runtime.settings
 
     @property
-    def _context(self) -> Context:
+    def _context(self) -> Services:
         return self._runtime.context
 
     def _reload_project(self) -> None:

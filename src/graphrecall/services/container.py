@@ -13,7 +13,7 @@ from graphrecall.store.base import Store
 
 
 @dataclass
-class Context:
+class Services:
     store: Store
     embedder: Embedder | None
     wake_worker: Callable[[], None] = field(default=lambda: None)

@@ -9,7 +9,7 @@ from zep_cloud import AddMessage, NodeInput
 
 from graphrecall.domain.inputs import EpisodeCreate
 from graphrecall.services.accounts import projects
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import episodes
 from graphrecall.store import open_store
 from tests.conftest import Server, wait_for_task
@@ -43,7 +43,7 @@ def test_unfinished_tasks_resume_after_restart(
     store = open_store(db)
     project = projects.get_or_create_project(store)
     projects.create_key(store, project, key="gr_resume_key_0123")
-    ctx = Context(store=store, embedder=None)
+    ctx = Services(store=store, embedder=None)
     from graphrecall.domain.inputs import GraphCreate
     from graphrecall.services.graph import graphs
 

@@ -11,7 +11,7 @@ import pytest
 
 from graphrecall.domain.models import Edge, Episode, Graph, Node, Project
 from graphrecall.retrieval.filters import Filters
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.get_context import assembly as ca
 from graphrecall.services.get_context import plan as context_plan
 from graphrecall.services.get_context.templates import Slot
@@ -75,7 +75,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 def _facts(store: Store, **filters: object) -> list[str]:
     result = ca.graph_context(
-        Context(store, None),
+        Services(store, None),
         store.find(Project, {})[0],
         GRAPH,
         ca.ContextRequest(query=QUESTION, max_characters=400, filters=Filters(**filters)),
@@ -102,7 +102,7 @@ def test_the_messages_a_thread_query_is_made_of_do_not_guide(store: Store) -> No
 
     def guided(*query_episodes: str) -> list[str]:
         plan = context_plan.Plan(
-            Context(store, None), graph, QUESTION, Filters(), None, None, query_episodes
+            Services(store, None), graph, QUESTION, Filters(), None, None, query_episodes
         )
         guides = plan._start_guides()
         assert guides is not None
@@ -115,7 +115,7 @@ def test_the_messages_a_thread_query_is_made_of_do_not_guide(store: Store) -> No
 def test_a_templates_fact_slot_is_guided_within_its_limit_and_types(store: Store) -> None:
     graph = store.get(Graph, GRAPH)
     assert graph is not None
-    plan = context_plan.Plan(Context(store, None), graph, QUESTION, Filters(), None, None)
+    plan = context_plan.Plan(Services(store, None), graph, QUESTION, Filters(), None, None)
     top = plan._slot("edge", Slot("edges", 3))
     assert len(top) == 3 and top[0].uuid == "answer"
     assert "answer" not in [i.uuid for i in plan._slot("edge", Slot("edges", 3, ("RELATES_TO",)))]

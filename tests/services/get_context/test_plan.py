@@ -12,7 +12,7 @@ import pytest
 
 from graphrecall.domain.models import Edge, Episode, Graph, Node, Project
 from graphrecall.ml.embedder import Matrix, MiniLMEmbedder
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.get_context import assembly as ca
 from graphrecall.store import Store, open_store
 
@@ -96,9 +96,11 @@ def test_the_query_is_embedded_once_per_request(store: Store, minilm: MiniLMEmbe
     counting = SlowCounting(minilm)
     project = store.get(Project, "p")
     assert project is not None
-    result = ca.graph_context(Context(store, counting), project, GRAPH, ca.ContextRequest(QUESTION))
+    result = ca.graph_context(
+        Services(store, counting), project, GRAPH, ca.ContextRequest(QUESTION)
+    )
     assert counting.calls == [(QUESTION,)]  # facts, entities, messages... one vector
     assert "fact" in [i.uuid for i in result.items]
     # The same block as with an embedder that is never shared across threads.
-    again = ca.graph_context(Context(store, minilm), project, GRAPH, ca.ContextRequest(QUESTION))
+    again = ca.graph_context(Services(store, minilm), project, GRAPH, ca.ContextRequest(QUESTION))
     assert again.text == result.text

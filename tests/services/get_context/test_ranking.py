@@ -8,7 +8,7 @@ from pathlib import Path
 from graphrecall.domain.models import Edge, Graph, Node
 from graphrecall.retrieval.engine import Hit
 from graphrecall.retrieval.filters import Filters
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.get_context import plan as context_plan
 from graphrecall.services.get_context import ranking as context_ranking
 from graphrecall.services.get_context.block import Item
@@ -22,7 +22,7 @@ def test_an_entity_summary_ranks_below_an_equally_relevant_fact(tmp_path: Path) 
         graph = Graph(
             uuid="g", project_uuid="p", type="standard", created_at=STAMP, updated_at=STAMP
         )
-        plan = context_plan.Plan(Context(store, None), graph, "tea", Filters(), None, None)
+        plan = context_plan.Plan(Services(store, None), graph, "tea", Filters(), None, None)
         fact = Edge(
             uuid="e",
             graph_uuid="g",

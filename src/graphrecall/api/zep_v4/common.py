@@ -14,7 +14,7 @@ from graphrecall.api.deps import ctx_dependency, current_project
 from graphrecall.domain import limits
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Page, PageRequest, Project
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 
 
 class WireRoute(APIRoute):
@@ -48,10 +48,10 @@ def serialized(model: Any, content: Any) -> Response:
 CtxDep = Depends(ctx_dependency)
 ProjectDep = Depends(current_project)
 __all__ = [
-    "Context",
     "CtxDep",
     "Project",
     "ProjectDep",
+    "Services",
     "make_router",
     "paging",
     "serialized",

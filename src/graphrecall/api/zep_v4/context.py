@@ -10,10 +10,10 @@ from fastapi import Depends, Query
 from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.bodies import Body, FilteredListBody
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     serialized,
@@ -126,7 +126,7 @@ class TemplateListBody(Body):
 
 @router.post("/graphs/{graph_uuid}/context", response_model=GraphContextResponse)
 def get_graph_context(
-    graph_uuid: str, body: GraphContextBody, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, body: GraphContextBody, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     request = ContextRequest(
         query=body.query,
@@ -147,14 +147,14 @@ def get_graph_context(
 def get_thread_context(
     thread_uuid: str,
     template_uuid: str | None = Query(None, max_length=64),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     text = thread_context(ctx, project, thread_uuid, template_uuid or None).text
     return serialized(ThreadContextResponse, ThreadContextResponse(context=text))
 
 
-def _results(ctx: Context, graph: Graph, items: list[Item]) -> ContextResultsWire:
+def _results(ctx: Services, graph: Graph, items: list[Item]) -> ContextResultsWire:
     """The selected items as typed arrays; ``selection_rank`` is the position in the block
     among them (a template's user summary is the user's node summary and is not listed)."""
     listed = [i for i in items if i.kind != "user_summary"]
@@ -205,7 +205,7 @@ def _results(ctx: Context, graph: Graph, items: list[Item]) -> ContextResultsWir
 
 @router.post("/context-templates", response_model=ContextTemplateWire, status_code=201)
 def create_template(
-    body: TemplateCreateBody, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: TemplateCreateBody, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return template_wire(context_templates.create_template(ctx, project, body.name, body.template))
 
@@ -214,7 +214,7 @@ def create_template(
 def list_templates(
     body: TemplateListBody | None = None,
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = context_templates.list_templates(ctx, project, page, body.name if body else None)
@@ -222,13 +222,13 @@ def list_templates(
 
 
 @router.get("/context-templates/{template_uuid}", response_model=ContextTemplateWire)
-def get_template(template_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_template(template_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return template_wire(context_templates.get_template(ctx, project, template_uuid))
 
 
 @router.put("/context-templates/{template_uuid}", response_model=ContextTemplateWire)
 def update_template(
-    template_uuid: str, body: TemplateBody, ctx: Context = CtxDep, project: Project = ProjectDep
+    template_uuid: str, body: TemplateBody, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return template_wire(
         context_templates.update_template(ctx, project, template_uuid, body.name, body.template)
@@ -237,7 +237,7 @@ def update_template(
 
 @router.delete("/context-templates/{template_uuid}")
 def delete_template(
-    template_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    template_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> dict[str, str]:
     """The SDK parses no body here; a small JSON one keeps every 2xx a JSON response."""
     context_templates.delete_template(ctx, project, template_uuid)

@@ -8,10 +8,10 @@ from fastapi import Depends
 
 from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
@@ -70,7 +70,7 @@ def _trace(t: IngestionTrace) -> IngestionTraceWire:
 
 
 @router.post("/debug-logs/enable", response_model=DebugLoggingEnablementWire)
-def enable(ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def enable(ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     service.enable(ctx, project)
     return DebugLoggingEnablementWire(
         duration_seconds=trace.DURATION_SECONDS, ingestion_trace_enabled=True
@@ -82,7 +82,7 @@ def enable(ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
     response_model=EpisodeDebugLogWire,
 )
 def get_debug_logs(
-    graph_uuid: str, episode_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, episode_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return _log(service.get_debug_log(ctx, project, graph_uuid, episode_uuid))
 
@@ -95,7 +95,7 @@ def list_ingestion_traces(
     graph_uuid: str,
     episode_uuid: str,
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = service.list_traces(ctx, project, graph_uuid, episode_uuid, page)

@@ -10,10 +10,10 @@ from fastapi import Depends
 from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.bodies import FilteredListBody
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
@@ -34,7 +34,7 @@ def list_observations(
     graph_uuid: str,
     body: FilteredListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     where = (body or FilteredListBody()).predicate("list:observations")
@@ -50,7 +50,7 @@ def list_observations(
     "/graphs/{graph_uuid}/observations/{observation_uuid}", response_model=wire.ObservationWire
 )
 def get_observation(
-    graph_uuid: str, observation_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, observation_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
     uuid = check_uuid(observation_uuid, param="observation_uuid")
@@ -70,7 +70,7 @@ def list_thread_summaries(
     graph_uuid: str,
     body: FilteredListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     where = (body or FilteredListBody()).predicate("list:thread_summaries")

@@ -10,10 +10,10 @@ from fastapi import Depends
 from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.bodies import LookupBody, SearchListBody, SubgraphBody
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
@@ -27,7 +27,7 @@ _paging = paging(("created_at", "name", "uuid"))
 
 
 @router.post("/graphs", response_model=wire.GraphWire)
-def create_graph(body: GraphCreate, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def create_graph(body: GraphCreate, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return wire.graph(graphs.create_graph(ctx, project, body))
 
 
@@ -35,7 +35,7 @@ def create_graph(body: GraphCreate, ctx: Context = CtxDep, project: Project = Pr
 def list_graphs(
     body: SearchListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = graphs.list_graphs(ctx, project, page, body.search if body else None)
@@ -43,7 +43,7 @@ def list_graphs(
 
 
 @router.post("/graphs/lookup", response_model=wire.GraphWire)
-def lookup_graph(body: LookupBody, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def lookup_graph(body: LookupBody, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return wire.graph(
         graphs.lookup_graph(
             ctx, project, graph_id=body.graph_id, thread_id=body.thread_id, user_id=body.user_id
@@ -52,19 +52,19 @@ def lookup_graph(body: LookupBody, ctx: Context = CtxDep, project: Project = Pro
 
 
 @router.get("/graphs/{graph_uuid}", response_model=wire.GraphWire)
-def get_graph(graph_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_graph(graph_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return wire.graph(graphs.resolve(ctx, project, graph_uuid))
 
 
 @router.patch("/graphs/{graph_uuid}", response_model=wire.GraphWire)
 def update_graph(
-    graph_uuid: str, body: GraphUpdate, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, body: GraphUpdate, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return wire.graph(graphs.update_graph(ctx, project, graph_uuid, body))
 
 
 @router.delete("/graphs/{graph_uuid}", response_model=wire.AsyncResult)
-def delete_graph(graph_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def delete_graph(graph_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return wire.AsyncResult(task=wire.task(graphs.delete_graph(ctx, project, graph_uuid)))
 
 
@@ -77,7 +77,7 @@ class CloneGraphResult(wire.Wire):
 def clone_graph(
     graph_uuid: str,
     body: dict[str, Any] | None = BodyParam(None),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     """The request has no fields (Zep's ``CloneGraphRequest`` is an open object)."""
@@ -86,14 +86,14 @@ def clone_graph(
 
 
 @router.post("/graphs/{graph_uuid}/warm", response_model=wire.AsyncResult, status_code=202)
-def warm_graph(graph_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def warm_graph(graph_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     """Zep's hint to make the graph's searches fast; here it loads what they read."""
     return wire.AsyncResult(task=wire.task(graphs.warm_graph(ctx, project, graph_uuid)))
 
 
 @router.post("/graphs/{graph_uuid}/subgraph", response_model=wire.SubgraphResponse)
 def get_subgraph(
-    graph_uuid: str, body: SubgraphBody, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, body: SubgraphBody, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     where = body.predicate("graph:edges")
     graph = graphs.resolve(ctx, project, graph_uuid)

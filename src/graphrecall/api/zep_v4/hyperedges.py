@@ -11,10 +11,10 @@ from fastapi import Depends
 from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.bodies import Body
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
@@ -105,7 +105,7 @@ def _hyperedge(v: m.HyperedgeView, g: m.Graph) -> HyperedgeWire:
 
 @router.post("/graphs/{graph_uuid}/hyperedges", response_model=AddHyperedgeResult)
 def add_hyperedge(
-    graph_uuid: str, body: HyperedgeAdd, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, body: HyperedgeAdd, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     hyperedge, members, task = hyperedges.add_hyperedge(ctx, project, graph_uuid, body)
     return AddHyperedgeResult(
@@ -136,7 +136,7 @@ def list_hyperedges(
     graph_uuid: str,
     body: HyperedgeListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     filters = (body or HyperedgeListBody()).filters
@@ -146,7 +146,7 @@ def list_hyperedges(
 
 @router.get("/graphs/{graph_uuid}/hyperedges/{hyperedge_uuid}", response_model=HyperedgeWire)
 def get_hyperedge(
-    graph_uuid: str, hyperedge_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, hyperedge_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
     return _hyperedge(hyperedges.get_hyperedge(ctx, project, graph.uuid, hyperedge_uuid), graph)
@@ -157,7 +157,7 @@ def update_hyperedge(
     graph_uuid: str,
     hyperedge_uuid: str,
     body: HyperedgeUpdate,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
@@ -167,7 +167,7 @@ def update_hyperedge(
 
 @router.delete("/graphs/{graph_uuid}/hyperedges/{hyperedge_uuid}", response_model=wire.AsyncResult)
 def delete_hyperedge(
-    graph_uuid: str, hyperedge_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, hyperedge_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     task = hyperedges.delete_hyperedge(ctx, project, graph_uuid, hyperedge_uuid)
     return wire.AsyncResult(task=wire.task(task))
@@ -181,7 +181,7 @@ def create_member(
     graph_uuid: str,
     hyperedge_uuid: str,
     body: HyperedgeMember,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     (edge, source, target), task = hyperedges.create_member(
@@ -198,7 +198,7 @@ def delete_member(
     graph_uuid: str,
     hyperedge_uuid: str,
     edge_uuid: str,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     task = hyperedges.delete_member(ctx, project, graph_uuid, hyperedge_uuid, edge_uuid)

@@ -10,10 +10,10 @@ from fastapi import Depends
 from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.bodies import FilteredListBody, NeighborsBody
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
@@ -29,7 +29,7 @@ _neighbor_paging = paging(("uuid", "created_at"))
 
 @router.post("/graphs/{graph_uuid}/nodes", response_model=wire.AddNodesResult)
 def add_nodes(
-    graph_uuid: str, body: NodesAdd, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, body: NodesAdd, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     added, task = nodes.add_nodes(ctx, project, graph_uuid, body)
     return wire.AddNodesResult(nodes=[wire.added_node(n) for n in added], task=wire.task(task))
@@ -40,7 +40,7 @@ def list_nodes(
     graph_uuid: str,
     body: FilteredListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     where = (body or FilteredListBody()).predicate("list:nodes")
@@ -52,7 +52,7 @@ def list_nodes(
 
 @router.get("/graphs/{graph_uuid}/nodes/{node_uuid}", response_model=wire.NodeWire)
 def get_node(
-    graph_uuid: str, node_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, node_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
     node = nodes.get_node(ctx, project, graph.uuid, node_uuid)
@@ -64,7 +64,7 @@ def update_node(
     graph_uuid: str,
     node_uuid: str,
     body: NodeUpdate,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
@@ -74,7 +74,7 @@ def update_node(
 
 @router.delete("/graphs/{graph_uuid}/nodes/{node_uuid}", response_model=wire.AsyncResult)
 def delete_node(
-    graph_uuid: str, node_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, node_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return wire.AsyncResult(task=wire.task(nodes.delete_node(ctx, project, graph_uuid, node_uuid)))
 
@@ -88,7 +88,7 @@ def list_neighbors(
     node_uuid: str,
     body: NeighborsBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_neighbor_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     body = body or NeighborsBody()

@@ -9,10 +9,10 @@ from fastapi import Depends, Query
 from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.bodies import LookupBody, ThreadCreateBody
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
@@ -31,7 +31,7 @@ _episode_paging = paging(("created_at",), default_order_by="created_at", default
 
 @router.post("/threads", response_model=wire.ThreadWire)
 def create_thread(
-    body: ThreadCreateBody, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: ThreadCreateBody, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return wire.thread(threads.create_thread(ctx, project, body.user_uuid))
 
@@ -40,7 +40,7 @@ def create_thread(
 def list_threads(
     user_uuid: str | None = Query(None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = threads.list_threads(ctx, project, page, user_uuid)
@@ -48,23 +48,23 @@ def list_threads(
 
 
 @router.post("/threads/lookup", response_model=wire.ThreadWire)
-def lookup_thread(body: LookupBody, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def lookup_thread(body: LookupBody, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return wire.thread(threads.lookup_thread(ctx, project, body.thread_id))
 
 
 @router.get("/threads/{thread_uuid}", response_model=wire.ThreadWire)
-def get_thread(thread_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_thread(thread_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return wire.thread(threads.get_thread(ctx, project, thread_uuid))
 
 
 @router.delete("/threads/{thread_uuid}", response_model=wire.AsyncResult)
-def delete_thread(thread_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def delete_thread(thread_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return wire.AsyncResult(task=wire.task(threads.delete_thread(ctx, project, thread_uuid)))
 
 
 @router.post("/threads/{thread_uuid}/messages", response_model=wire.AddMessagesResult)
 def add_messages(
-    thread_uuid: str, body: MessagesAdd, ctx: Context = CtxDep, project: Project = ProjectDep
+    thread_uuid: str, body: MessagesAdd, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     added, task = threads.add_messages(ctx, project, thread_uuid, body)
     context = thread_context(ctx, project, thread_uuid).text if body.return_context else None
@@ -77,7 +77,7 @@ def add_messages(
 def list_messages(
     thread_uuid: str,
     page: PageRequest = Depends(_message_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = threads.list_messages(ctx, project, thread_uuid, page)
@@ -86,7 +86,7 @@ def list_messages(
 
 @router.get("/threads/{thread_uuid}/messages/{message_uuid}", response_model=wire.MessageWire)
 def get_message(
-    thread_uuid: str, message_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    thread_uuid: str, message_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return wire.message(threads.get_message(ctx, project, thread_uuid, message_uuid))
 
@@ -96,7 +96,7 @@ def update_message(
     thread_uuid: str,
     message_uuid: str,
     body: MessageUpdate,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     return wire.message(threads.update_message(ctx, project, thread_uuid, message_uuid, body))
@@ -106,7 +106,7 @@ def update_message(
 def list_thread_episodes(
     thread_uuid: str,
     page: PageRequest = Depends(_episode_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     thread = threads.get_thread(ctx, project, thread_uuid)

@@ -11,10 +11,10 @@ from fastapi import Depends
 from graphrecall.api.zep_v4 import wire
 from graphrecall.api.zep_v4.bodies import SearchListBody
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
@@ -60,7 +60,7 @@ def _search(body: SearchListBody | None) -> str | None:
 
 @router.post("/user-groups", response_model=UserGroupWire)
 def create_group(
-    body: UserGroupCreate, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: UserGroupCreate, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return _group(user_groups.create_group(ctx, project, body))
 
@@ -69,7 +69,7 @@ def create_group(
 def list_groups(
     body: SearchListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = user_groups.list_groups(ctx, project, page, _search(body))
@@ -77,7 +77,7 @@ def list_groups(
 
 
 @router.get("/user-groups/{group_uuid}", response_model=UserGroupWire)
-def get_group(group_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_group(group_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return _group(user_groups.get_group(ctx, project, group_uuid))
 
 
@@ -89,14 +89,14 @@ def get_group(group_uuid: str, ctx: Context = CtxDep, project: Project = Project
     },
 )
 def update_group(
-    group_uuid: str, body: UserGroupUpdate, ctx: Context = CtxDep, project: Project = ProjectDep
+    group_uuid: str, body: UserGroupUpdate, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return _group(user_groups.update_group(ctx, project, group_uuid, body))
 
 
 @router.delete("/user-groups/{group_uuid}")
 def delete_group(
-    group_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    group_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> dict[str, str]:
     """The SDK parses no body here; a small JSON one keeps every 2xx a JSON response."""
     user_groups.delete_group(ctx, project, group_uuid)
@@ -105,7 +105,7 @@ def delete_group(
 
 @router.post("/user-groups/{group_uuid}/members", response_model=MembershipMutationResult)
 def add_members(
-    group_uuid: str, body: MembershipChange, ctx: Context = CtxDep, project: Project = ProjectDep
+    group_uuid: str, body: MembershipChange, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     added, no_op = user_groups.add_members(ctx, project, group_uuid, body)
     return MembershipMutationResult(added_count=added, no_op_count=no_op)
@@ -113,7 +113,7 @@ def add_members(
 
 @router.post("/user-groups/{group_uuid}/members/remove", response_model=MembershipMutationResult)
 def remove_members(
-    group_uuid: str, body: MembershipChange, ctx: Context = CtxDep, project: Project = ProjectDep
+    group_uuid: str, body: MembershipChange, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     removed, no_op = user_groups.remove_members(ctx, project, group_uuid, body)
     return MembershipMutationResult(removed_count=removed, no_op_count=no_op)
@@ -121,7 +121,7 @@ def remove_members(
 
 @router.delete("/user-groups/{group_uuid}/members/{user_uuid}")
 def remove_member(
-    group_uuid: str, user_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    group_uuid: str, user_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> dict[str, str]:
     """The SDK parses no body here; a small JSON one keeps every 2xx a JSON response."""
     user_groups.remove_member(ctx, project, group_uuid, user_uuid)
@@ -133,7 +133,7 @@ def list_members(
     group_uuid: str,
     body: SearchListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = user_groups.list_members(ctx, project, group_uuid, page, _search(body))
@@ -148,7 +148,7 @@ def list_member_candidates(
     group_uuid: str,
     body: SearchListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = user_groups.list_members(
@@ -161,7 +161,7 @@ def list_member_candidates(
 def groups_of_user(
     user_uuid: str,
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = user_groups.groups_of_user(ctx, project, user_uuid, page)

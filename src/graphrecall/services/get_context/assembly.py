@@ -37,7 +37,7 @@ from graphrecall.domain.models import (
     Project,
 )
 from graphrecall.retrieval.filters import Filters, to_predicate
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.get_context import templates as context_templates
 from graphrecall.services.get_context.block import (
     Item,
@@ -79,7 +79,7 @@ class ContextResult:
 
 
 def graph_context(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     graph_uuid: str,
     request: ContextRequest,
@@ -122,7 +122,7 @@ def graph_context(
 
 
 def thread_context(
-    ctx: Context, project: Project, thread_uuid: str, template_uuid: str | None = None
+    ctx: Services, project: Project, thread_uuid: str, template_uuid: str | None = None
 ) -> ContextResult:
     """Context for a thread's latest messages (newest first make the query) over the
     user's graph. No time window is inferred here, as in Zep: the messages are not a

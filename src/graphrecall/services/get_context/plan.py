@@ -27,7 +27,7 @@ from graphrecall.retrieval import engine
 from graphrecall.retrieval.engine import Hit, SearchOptions
 from graphrecall.retrieval.filters import Filters, to_predicate
 from graphrecall.retrieval.rerank import cross_encoder
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.get_context.block import (
     Item,
     Kind,
@@ -98,7 +98,7 @@ class Plan:
 
     def __init__(
         self,
-        ctx: Context,
+        ctx: Services,
         graph: Graph,
         query: str,
         filters: Filters,

@@ -16,7 +16,7 @@ from graphrecall.domain import clock, limits
 from graphrecall.domain.errors import BadRequest, NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.models import ContextTemplate, Page, PageRequest, Project
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 
 MAX_TEMPLATE_CHARS = limits.MAX_TEMPLATE_CHARS
 MAX_NAME_CHARS = 200
@@ -193,7 +193,7 @@ def _check(name: str | None, template: str | None) -> None:
         parse(template)
 
 
-def _unique(ctx: Context, project: Project, name: str, uuid: str | None = None) -> None:
+def _unique(ctx: Services, project: Project, name: str, uuid: str | None = None) -> None:
     for other in ctx.store.find(
         ContextTemplate, {"project_uuid": project.uuid, "name": name}, limit=2
     ):
@@ -203,7 +203,7 @@ def _unique(ctx: Context, project: Project, name: str, uuid: str | None = None) 
 
 
 def create_template(
-    ctx: Context, project: Project, name: str | None, template: str | None
+    ctx: Services, project: Project, name: str | None, template: str | None
 ) -> ContextTemplate:
     if name is None:
         raise BadRequest("name is required", param="name")
@@ -226,7 +226,7 @@ def create_template(
 
 
 def get_template(
-    ctx: Context, project: Project, template_uuid: str, *, param: str = "template_uuid"
+    ctx: Services, project: Project, template_uuid: str, *, param: str = "template_uuid"
 ) -> ContextTemplate:
     template_uuid = check_uuid(template_uuid, param=param)
     found = ctx.store.get(ContextTemplate, template_uuid, {"project_uuid": project.uuid})
@@ -236,7 +236,7 @@ def get_template(
 
 
 def list_templates(
-    ctx: Context, project: Project, page: PageRequest, name: str | None = None
+    ctx: Services, project: Project, page: PageRequest, name: str | None = None
 ) -> Page[ContextTemplate]:
     scope: dict[str, str] = {"project_uuid": project.uuid}
     if name:
@@ -245,7 +245,7 @@ def list_templates(
 
 
 def update_template(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     template_uuid: str,
     name: str | None,
@@ -265,7 +265,7 @@ def update_template(
     return updated
 
 
-def delete_template(ctx: Context, project: Project, template_uuid: str) -> None:
+def delete_template(ctx: Services, project: Project, template_uuid: str) -> None:
     with ctx.store.transaction():
         found = get_template(ctx, project, template_uuid)
         ctx.store.delete(ContextTemplate, {"uuid": found.uuid, "project_uuid": project.uuid})

@@ -27,12 +27,12 @@ from graphrecall.domain.models import (
 from graphrecall.ingest import batches as background
 from graphrecall.ingest.batches import Progress
 from graphrecall.services import erasure
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 
 Target = tuple[Graph, User | None, Thread | None]
 
 
-def create_batch(ctx: Context, project: Project, body: BatchCreate) -> Batch:
+def create_batch(ctx: Services, project: Project, body: BatchCreate) -> Batch:
     stamp = clock.now()
     batch = Batch(
         uuid=new_id(),
@@ -47,7 +47,7 @@ def create_batch(ctx: Context, project: Project, body: BatchCreate) -> Batch:
     return batch
 
 
-def get_batch(ctx: Context, project: Project, batch_uuid: str) -> Batch:
+def get_batch(ctx: Services, project: Project, batch_uuid: str) -> Batch:
     """The batch; one being processed is settled first if its items have all ended."""
     batch_uuid = check_uuid(batch_uuid, param="batch_uuid")
     batch = ctx.store.get(Batch, batch_uuid, {"project_uuid": project.uuid})
@@ -58,13 +58,13 @@ def get_batch(ctx: Context, project: Project, batch_uuid: str) -> Batch:
     return batch
 
 
-def progress(ctx: Context, batch: Batch) -> Progress | None:
+def progress(ctx: Services, batch: Batch) -> Progress | None:
     """How far a batch that was handed to processing has come (None for a draft)."""
     return None if batch.status == "draft" else background.progress(ctx.store, batch)
 
 
 def list_batches(
-    ctx: Context, project: Project, page: PageRequest, status: str | None = None
+    ctx: Services, project: Project, page: PageRequest, status: str | None = None
 ) -> Page[Batch]:
     scope: dict[str, Any] = {"project_uuid": project.uuid}
     if status:
@@ -73,7 +73,7 @@ def list_batches(
 
 
 def _target(
-    ctx: Context, project: Project, i: int, item: BatchItemInput, seen: dict[str, Any]
+    ctx: Services, project: Project, i: int, item: BatchItemInput, seen: dict[str, Any]
 ) -> Target | None:
     """Where item ``i`` goes; None when its graph, user or thread does not exist (the item
     is rejected, not the request)."""
@@ -88,7 +88,7 @@ def _target(
     return found
 
 
-def _resolve(ctx: Context, project: Project, field: str, value: str) -> Target | None:
+def _resolve(ctx: Services, project: Project, field: str, value: str) -> Target | None:
     scope = {"project_uuid": project.uuid}
     if field == "thread_uuid":
         thread = ctx.store.get(Thread, value, scope)
@@ -156,7 +156,7 @@ def _check_item(i: int, item: BatchItemInput) -> dict[str, Any]:
 
 
 def add_items(
-    ctx: Context, project: Project, batch_uuid: str, body: BatchItemsAdd
+    ctx: Services, project: Project, batch_uuid: str, body: BatchItemsAdd
 ) -> tuple[list[BatchItem], list[dict[str, Any]]]:
     """Append items, in request order; an item whose graph, user or thread is not found
     is rejected (``{index, reason}``) and the others are added."""
@@ -212,7 +212,7 @@ def add_items(
     return items, rejected
 
 
-def process_batch(ctx: Context, project: Project, batch_uuid: str) -> tuple[Batch, Task]:
+def process_batch(ctx: Services, project: Project, batch_uuid: str) -> tuple[Batch, Task]:
     """Hand a draft batch to the background; returns it with its tracking task."""
     with ctx.store.transaction():
         batch = get_batch(ctx, project, batch_uuid)
@@ -244,7 +244,7 @@ def process_batch(ctx: Context, project: Project, batch_uuid: str) -> tuple[Batc
 
 
 def list_items(
-    ctx: Context, project: Project, batch_uuid: str, page: PageRequest
+    ctx: Services, project: Project, batch_uuid: str, page: PageRequest
 ) -> tuple[Page[BatchItem], dict[str, str]]:
     """A page of the batch's items in order, with each one's status."""
     batch = get_batch(ctx, project, batch_uuid)
@@ -254,7 +254,7 @@ def list_items(
     return got, background.item_statuses(ctx.store, got.items)
 
 
-def delete_batch(ctx: Context, project: Project, batch_uuid: str) -> None:
+def delete_batch(ctx: Services, project: Project, batch_uuid: str) -> None:
     """Delete a draft or finished batch and its items (the episodes a processed batch
     made stay in their graphs). A batch still being processed cannot be deleted."""
     batch = get_batch(ctx, project, batch_uuid)

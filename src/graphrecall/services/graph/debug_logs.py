@@ -17,11 +17,11 @@ from graphrecall.domain.models import (
     Project,
 )
 from graphrecall.ingest import trace
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import episodes
 
 
-def enable(ctx: Context, project: Project) -> DebugLogging:
+def enable(ctx: Services, project: Project) -> DebugLogging:
     """Turn debug logging (and ingestion tracing) on for ``trace.DURATION_SECONDS`` from
     now; a repeated call starts the duration again."""
     now = clock.now_dt()
@@ -38,7 +38,7 @@ def enable(ctx: Context, project: Project) -> DebugLogging:
 
 
 def get_debug_log(
-    ctx: Context, project: Project, graph_uuid: str, episode_uuid: str
+    ctx: Services, project: Project, graph_uuid: str, episode_uuid: str
 ) -> EpisodeDebugLog:
     episode = episodes.get_episode(ctx, project, graph_uuid, episode_uuid)
     found = ctx.store.get(EpisodeDebugLog, episode.uuid, {"graph_uuid": episode.graph_uuid})
@@ -61,7 +61,7 @@ def get_debug_log(
 
 
 def list_traces(
-    ctx: Context, project: Project, graph_uuid: str, episode_uuid: str, page: PageRequest
+    ctx: Services, project: Project, graph_uuid: str, episode_uuid: str, page: PageRequest
 ) -> Page[IngestionTrace]:
     """The episode's traces, oldest first (an episode without any: an empty page)."""
     episode = episodes.get_episode(ctx, project, graph_uuid, episode_uuid)

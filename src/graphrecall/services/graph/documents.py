@@ -7,12 +7,12 @@ from graphrecall.domain import limits
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import DocumentSummary, Episode, Page, PageRequest, Project
 from graphrecall.domain.predicates import Predicate
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import graphs
 
 
 def list_document_episodes(
-    ctx: Context, project: Project, graph_uuid: str, document_id: str, page: PageRequest
+    ctx: Services, project: Project, graph_uuid: str, document_id: str, page: PageRequest
 ) -> Page[Episode]:
     """A document's episodes in the order they were added (a document that no episode of
     the graph names: an empty page, as a list is)."""
@@ -27,7 +27,7 @@ def list_document_episodes(
 
 
 def list_document_summaries(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     graph_uuid: str,
     page: PageRequest,

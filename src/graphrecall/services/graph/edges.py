@@ -13,12 +13,12 @@ from graphrecall.domain.predicates import Predicate
 from graphrecall.graph_model import graph_writes
 from graphrecall.graph_model.embedding import embed_records
 from graphrecall.services import erasure, tasks
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import graphs, nodes
 
 
 def resolve_ref(
-    ctx: Context, graph: Graph, ref: NodeRef, created: dict[str, Node], param: str
+    ctx: Services, graph: Graph, ref: NodeRef, created: dict[str, Node], param: str
 ) -> Node:
     """An endpoint by uuid (must exist) or by name (reused case-insensitively, else new)."""
     if ref.uuid:
@@ -46,7 +46,7 @@ def resolve_ref(
 
 
 def add_edges(
-    ctx: Context, project: Project, graph_uuid: str, body: EdgesAdd
+    ctx: Services, project: Project, graph_uuid: str, body: EdgesAdd
 ) -> tuple[list[tuple[Edge, Node, Node]], Task]:
     graph = graphs.resolve(ctx, project, graph_uuid)
     created_nodes: dict[str, Node] = {}
@@ -117,7 +117,7 @@ def _is_same(edge: Edge, name: str, fact: str, source: Node, target: Node) -> bo
 
 
 def _same_fact(
-    ctx: Context, graph: Graph, name: str, fact: str, source: Node, target: Node
+    ctx: Services, graph: Graph, name: str, fact: str, source: Node, target: Node
 ) -> Edge | None:
     candidates = ctx.store.find(
         Edge,
@@ -131,7 +131,7 @@ def _same_fact(
     return next((e for e in candidates if _is_same(e, name, fact, source, target)), None)
 
 
-def get_edge(ctx: Context, project: Project, graph_uuid: str, edge_uuid: str) -> Edge:
+def get_edge(ctx: Services, project: Project, graph_uuid: str, edge_uuid: str) -> Edge:
     graph = graphs.resolve(ctx, project, graph_uuid)
     edge_uuid = check_uuid(edge_uuid, param="edge_uuid")
     edge = ctx.store.get(Edge, edge_uuid, {"graph_uuid": graph.uuid})
@@ -141,7 +141,7 @@ def get_edge(ctx: Context, project: Project, graph_uuid: str, edge_uuid: str) ->
 
 
 def list_edges(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     graph_uuid: str,
     page: PageRequest,
@@ -152,7 +152,7 @@ def list_edges(
 
 
 def update_edge(
-    ctx: Context, project: Project, graph_uuid: str, edge_uuid: str, body: EdgeUpdate
+    ctx: Services, project: Project, graph_uuid: str, edge_uuid: str, body: EdgeUpdate
 ) -> Edge:
     edge = get_edge(ctx, project, graph_uuid, edge_uuid)
     changes: dict[str, Any] = body.model_dump(exclude_unset=True, exclude_none=True)
@@ -171,7 +171,7 @@ def update_edge(
     return updated
 
 
-def rewrite_fact(ctx: Context, members: list[Edge], fact: str) -> list[Edge]:
+def rewrite_fact(ctx: Services, members: list[Edge], fact: str) -> list[Edge]:
     """Give edges a new fact and its vector, in one transaction (a hyperedge's members)."""
     stamp = clock.now()
     updated = [e.model_copy(update={"fact": fact, "updated_at": stamp}) for e in members]
@@ -182,7 +182,7 @@ def rewrite_fact(ctx: Context, members: list[Edge], fact: str) -> list[Edge]:
     return updated
 
 
-def delete_edge(ctx: Context, project: Project, graph_uuid: str, edge_uuid: str) -> Task:
+def delete_edge(ctx: Services, project: Project, graph_uuid: str, edge_uuid: str) -> Task:
     edge = get_edge(ctx, project, graph_uuid, edge_uuid)
     with ctx.store.transaction():
         graph_writes.delete_edges(ctx.store, edge.graph_uuid, {"uuid": edge.uuid})

@@ -21,12 +21,12 @@ from graphrecall.domain.models import (
 from graphrecall.domain.predicates import Predicate
 from graphrecall.graph_model import graph_writes
 from graphrecall.services import erasure, tasks
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import graphs
 
 
 def add_episode(
-    ctx: Context, project: Project, graph_uuid: str, body: EpisodeCreate
+    ctx: Services, project: Project, graph_uuid: str, body: EpisodeCreate
 ) -> tuple[Episode, Task]:
     graph = graphs.resolve(ctx, project, graph_uuid)
     stamp = clock.now()
@@ -54,7 +54,7 @@ def add_episode(
     return episode, task
 
 
-def get_episode(ctx: Context, project: Project, graph_uuid: str, episode_uuid: str) -> Episode:
+def get_episode(ctx: Services, project: Project, graph_uuid: str, episode_uuid: str) -> Episode:
     graph = graphs.resolve(ctx, project, graph_uuid)
     episode_uuid = check_uuid(episode_uuid, param="episode_uuid")
     episode = ctx.store.get(Episode, episode_uuid, {"graph_uuid": graph.uuid})
@@ -64,7 +64,7 @@ def get_episode(ctx: Context, project: Project, graph_uuid: str, episode_uuid: s
 
 
 def list_episodes(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     graph_uuid: str,
     page: PageRequest,
@@ -104,7 +104,7 @@ def merge_metadata(
 
 
 def update_episode(
-    ctx: Context, project: Project, graph_uuid: str, episode_uuid: str, body: EpisodeUpdate
+    ctx: Services, project: Project, graph_uuid: str, episode_uuid: str, body: EpisodeUpdate
 ) -> Episode:
     episode = get_episode(ctx, project, graph_uuid, episode_uuid)
     updated = episode.model_copy(
@@ -114,7 +114,7 @@ def update_episode(
     return updated
 
 
-def delete_episode(ctx: Context, project: Project, graph_uuid: str, episode_uuid: str) -> Task:
+def delete_episode(ctx: Services, project: Project, graph_uuid: str, episode_uuid: str) -> Task:
     """Delete an episode and whatever only it supported: edges whose sole source it was,
     and nodes it alone mentioned that no remaining edge touches."""
     episode = get_episode(ctx, project, graph_uuid, episode_uuid)
@@ -142,7 +142,7 @@ def delete_episode(ctx: Context, project: Project, graph_uuid: str, episode_uuid
 
 
 def _sole_supported(
-    ctx: Context, kind: type[Edge] | type[Node], graph_uuid: str, episode_uuid: str
+    ctx: Services, kind: type[Edge] | type[Node], graph_uuid: str, episode_uuid: str
 ) -> list[str]:
     linked = ctx.store.linked_to_episodes(kind, graph_uuid, [episode_uuid])
     sources = ctx.store.episodes_of(kind, graph_uuid, linked)

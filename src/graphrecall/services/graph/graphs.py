@@ -25,10 +25,12 @@ from graphrecall.domain.models import (
 from graphrecall.ingest.clone import CLONE_TASK
 from graphrecall.services import erasure, tasks
 from graphrecall.services.accounts.projects import check_time_zone
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 
 
-def resolve(ctx: Context, project: Project, graph_uuid: str, *, param: str = "graph_uuid") -> Graph:
+def resolve(
+    ctx: Services, project: Project, graph_uuid: str, *, param: str = "graph_uuid"
+) -> Graph:
     graph_uuid = check_uuid(graph_uuid, param=param)
     graph = ctx.store.get(Graph, graph_uuid, {"project_uuid": project.uuid})
     if graph is None:
@@ -40,7 +42,7 @@ def resolve(ctx: Context, project: Project, graph_uuid: str, *, param: str = "gr
     return graph
 
 
-def time_zone_of(ctx: Context, project: Project, graph: Graph) -> str:
+def time_zone_of(ctx: Services, project: Project, graph: Graph) -> str:
     """The user's zone (user graphs), else the graph's, else the project's, else UTC;
     a value that is not a valid IANA zone is skipped."""
     options: list[str | None] = []
@@ -83,7 +85,7 @@ def _standard_graph(
 
 
 def create_graph(
-    ctx: Context, project: Project, body: GraphCreate, graph_id: str | None = None
+    ctx: Services, project: Project, body: GraphCreate, graph_id: str | None = None
 ) -> Graph:
     """A standard graph; ``graph_id`` is the caller's id for it (Zep v3 addresses graphs
     by it), unique in the project."""
@@ -96,7 +98,7 @@ def create_graph(
 
 
 def _check_graph_id_free(
-    ctx: Context, project: Project, graph_id: str | None, *, param: str = "graph_id"
+    ctx: Services, project: Project, graph_id: str | None, *, param: str = "graph_id"
 ) -> None:
     if graph_id and ctx.store.find(
         Graph, {"project_uuid": project.uuid, "graph_id": graph_id}, limit=1
@@ -104,7 +106,7 @@ def _check_graph_id_free(
         raise BadRequest(f"graph_id {graph_id!r} is already taken", param=param)
 
 
-def update_graph(ctx: Context, project: Project, graph_uuid: str, body: GraphUpdate) -> Graph:
+def update_graph(ctx: Services, project: Project, graph_uuid: str, body: GraphUpdate) -> Graph:
     graph = resolve(ctx, project, graph_uuid)
     changes = body.model_dump(exclude_unset=True)
     if "time_zone" in changes:
@@ -115,7 +117,7 @@ def update_graph(ctx: Context, project: Project, graph_uuid: str, body: GraphUpd
 
 
 def list_graphs(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     page: PageRequest,
     search: str | None = None,
@@ -136,7 +138,7 @@ def list_graphs(
 
 
 def lookup_graph(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     *,
     graph_id: str | None,
@@ -164,7 +166,7 @@ def lookup_graph(
 
 
 def clone_graph(
-    ctx: Context, project: Project, graph_uuid: str, graph_id: str | None = None
+    ctx: Services, project: Project, graph_uuid: str, graph_id: str | None = None
 ) -> tuple[Graph, Task]:
     """A new standard graph, returned at once, and the task that copies the source's
     records into it (ingest/clone.py). A user graph's copy is a standard graph too: a
@@ -183,7 +185,7 @@ def clone_graph(
     return graph, task
 
 
-def purge_graph_data(ctx: Context, graph_uuid: str) -> None:
+def purge_graph_data(ctx: Services, graph_uuid: str) -> None:
     """Delete everything stored in a graph (inside the caller's transaction). Plain
     deletes: no record whose search columns they would move is left. Marked for
     erasure (services/erasure.py)."""
@@ -192,7 +194,7 @@ def purge_graph_data(ctx: Context, graph_uuid: str) -> None:
     erasure.mark(ctx, erasure.GRAPH_KINDS)
 
 
-def delete_graph(ctx: Context, project: Project, graph_uuid: str) -> Task:
+def delete_graph(ctx: Services, project: Project, graph_uuid: str) -> Task:
     graph = resolve(ctx, project, graph_uuid)
     if graph.type == "user":
         raise BadRequest(
@@ -206,7 +208,7 @@ def delete_graph(ctx: Context, project: Project, graph_uuid: str) -> Task:
     return erasure.completed(ctx, project.uuid, graph.uuid, "graph.delete", "graph", graph.uuid)
 
 
-def warm_graph(ctx: Context, project: Project, graph_uuid: str) -> Task:
+def warm_graph(ctx: Services, project: Project, graph_uuid: str) -> Task:
     """``graph.warm``: the graph's in-memory copies (vector matrices, filter columns) are
     read into this process now, and the shared ones (term indexes) started; the task
     returned has already succeeded and its result says what was read and what is still

@@ -25,7 +25,7 @@ from graphrecall.domain.models import (
 )
 from graphrecall.graph_model import graph_writes
 from graphrecall.services import erasure, tasks
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import edges, graphs
 
 ADD_TASK = "graph.hyperedge.add"
@@ -38,7 +38,7 @@ Member = tuple[Edge, Node, Node]
 
 
 def _member(
-    ctx: Context,
+    ctx: Services,
     graph: Graph,
     item: HyperedgeMember,
     created: dict[str, Node],
@@ -59,7 +59,7 @@ def _member(
 
 
 def add_hyperedge(
-    ctx: Context, project: Project, graph_uuid: str, body: HyperedgeAdd
+    ctx: Services, project: Project, graph_uuid: str, body: HyperedgeAdd
 ) -> tuple[Hyperedge, list[Member], Task]:
     graph = graphs.resolve(ctx, project, graph_uuid)
     stamp = clock.now()
@@ -111,7 +111,7 @@ def add_hyperedge(
     return hyperedge, members, task
 
 
-def _members(ctx: Context, graph_uuid: str, uuids: Collection[str]) -> dict[str, list[Edge]]:
+def _members(ctx: Services, graph_uuid: str, uuids: Collection[str]) -> dict[str, list[Edge]]:
     found = ctx.store.find(Edge, {"graph_uuid": graph_uuid, "hyperedge_uuid": list(uuids)})
     out: dict[str, list[Edge]] = {u: [] for u in uuids}
     for edge in sorted(found, key=lambda e: e.uuid):
@@ -121,7 +121,7 @@ def _members(ctx: Context, graph_uuid: str, uuids: Collection[str]) -> dict[str,
 
 
 def get_hyperedge(
-    ctx: Context, project: Project, graph_uuid: str, hyperedge_uuid: str
+    ctx: Services, project: Project, graph_uuid: str, hyperedge_uuid: str
 ) -> HyperedgeView:
     graph = graphs.resolve(ctx, project, graph_uuid)
     uuid = check_uuid(hyperedge_uuid, param="hyperedge_uuid")
@@ -144,7 +144,7 @@ def _uuid_list(filters: dict[str, Any], key: str) -> list[str] | None:
     return [check_uuid(v, param=f"{param}[{i}]") for i, v in enumerate(value)]
 
 
-def _matching(ctx: Context, graph_uuid: str, filters: dict[str, Any]) -> set[str] | None:
+def _matching(ctx: Services, graph_uuid: str, filters: dict[str, Any]) -> set[str] | None:
     """The hyperedges having a member that matches each list given (any member, each
     list), or None when no filter is given."""
     for key in filters:
@@ -174,7 +174,7 @@ def _owners(members: list[Edge]) -> set[str]:
 
 
 def list_hyperedges(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     graph_uuid: str,
     page: PageRequest,
@@ -192,7 +192,7 @@ def list_hyperedges(
 
 
 def update_hyperedge(
-    ctx: Context, project: Project, graph_uuid: str, hyperedge_uuid: str, body: HyperedgeUpdate
+    ctx: Services, project: Project, graph_uuid: str, hyperedge_uuid: str, body: HyperedgeUpdate
 ) -> HyperedgeView:
     view = get_hyperedge(ctx, project, graph_uuid, hyperedge_uuid)
     if body.fact is None:
@@ -201,7 +201,7 @@ def update_hyperedge(
     return view.model_copy(update={"members": members})
 
 
-def delete_hyperedge(ctx: Context, project: Project, graph_uuid: str, hyperedge_uuid: str) -> Task:
+def delete_hyperedge(ctx: Services, project: Project, graph_uuid: str, hyperedge_uuid: str) -> Task:
     view = get_hyperedge(ctx, project, graph_uuid, hyperedge_uuid)
     graph = view.hyperedge.graph_uuid
     with ctx.store.transaction():
@@ -213,7 +213,7 @@ def delete_hyperedge(ctx: Context, project: Project, graph_uuid: str, hyperedge_
 
 
 def create_member(
-    ctx: Context, project: Project, graph_uuid: str, hyperedge_uuid: str, body: HyperedgeMember
+    ctx: Services, project: Project, graph_uuid: str, hyperedge_uuid: str, body: HyperedgeMember
 ) -> tuple[Member, Task]:
     """A new member edge with the hyperedge's fact, timestamps, attributes and episodes."""
     view = get_hyperedge(ctx, project, graph_uuid, hyperedge_uuid)
@@ -246,7 +246,7 @@ def create_member(
 
 
 def delete_member(
-    ctx: Context, project: Project, graph_uuid: str, hyperedge_uuid: str, edge_uuid: str
+    ctx: Services, project: Project, graph_uuid: str, hyperedge_uuid: str, edge_uuid: str
 ) -> Task:
     """Remove one member; the last one's removal removes the hyperedge."""
     view = get_hyperedge(ctx, project, graph_uuid, hyperedge_uuid)

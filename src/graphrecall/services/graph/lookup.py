@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Graph, Project, Record, Thread, User
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 
 # Identifiers per list (each a 400 naming the list past it).
 MAX_IDS = 1000
@@ -32,7 +32,7 @@ class Found:
 
 
 def lookup_batch(
-    ctx: Context, project: Project, requested: dict[str, Sequence[str] | None]
+    ctx: Services, project: Project, requested: dict[str, Sequence[str] | None]
 ) -> list[Found]:
     """One result per identifier given (repeats included), in request order within each
     resource type: graphs, then threads, then users. Another project's ids are not found."""

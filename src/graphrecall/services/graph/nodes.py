@@ -24,7 +24,7 @@ from graphrecall.domain.predicates import Predicate
 from graphrecall.graph_model import graph_writes
 from graphrecall.graph_model.embedding import embed_records
 from graphrecall.services import erasure, tasks
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import graphs
 
 ENTITY_LABEL = "Entity"
@@ -40,7 +40,7 @@ def labels_for(label: str | None, extra: Sequence[str] | None = None) -> list[st
 
 
 def episodes_of(
-    ctx: Context,
+    ctx: Services,
     kind: type[Node] | type[Edge],
     records: Sequence[Node] | Sequence[Edge],
     *,
@@ -54,7 +54,7 @@ def episodes_of(
     return out
 
 
-def views(ctx: Context, nodes: Sequence[Node], *, with_degree: bool = False) -> list[NodeView]:
+def views(ctx: Services, nodes: Sequence[Node], *, with_degree: bool = False) -> list[NodeView]:
     provenance = episodes_of(ctx, Node, nodes, limit=limits.NODE_EPISODE_UUIDS_MAX)
     degrees: dict[str, int] = {}
     if with_degree and nodes:
@@ -71,7 +71,7 @@ def views(ctx: Context, nodes: Sequence[Node], *, with_degree: bool = False) -> 
 
 
 def add_nodes(
-    ctx: Context, project: Project, graph_uuid: str, body: NodesAdd
+    ctx: Services, project: Project, graph_uuid: str, body: NodesAdd
 ) -> tuple[list[Node], Task]:
     graph = graphs.resolve(ctx, project, graph_uuid)
     nodes = []
@@ -99,12 +99,12 @@ def add_nodes(
     return nodes, task
 
 
-def get_node(ctx: Context, project: Project, graph_uuid: str, node_uuid: str) -> Node:
+def get_node(ctx: Services, project: Project, graph_uuid: str, node_uuid: str) -> Node:
     graph = graphs.resolve(ctx, project, graph_uuid)
     return node_in(ctx, graph, node_uuid)
 
 
-def node_in(ctx: Context, graph: Graph, node_uuid: str, *, param: str = "node_uuid") -> Node:
+def node_in(ctx: Services, graph: Graph, node_uuid: str, *, param: str = "node_uuid") -> Node:
     node_uuid = check_uuid(node_uuid, param=param)
     node = ctx.store.get(Node, node_uuid, {"graph_uuid": graph.uuid})
     if node is None:
@@ -113,7 +113,7 @@ def node_in(ctx: Context, graph: Graph, node_uuid: str, *, param: str = "node_uu
 
 
 def list_nodes(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     graph_uuid: str,
     page: PageRequest,
@@ -124,7 +124,7 @@ def list_nodes(
 
 
 def update_node(
-    ctx: Context, project: Project, graph_uuid: str, node_uuid: str, body: NodeUpdate
+    ctx: Services, project: Project, graph_uuid: str, node_uuid: str, body: NodeUpdate
 ) -> Node:
     node = get_node(ctx, project, graph_uuid, node_uuid)
     changes: dict[str, Any] = body.model_dump(exclude_unset=True, exclude_none=True)
@@ -138,7 +138,7 @@ def update_node(
     return updated
 
 
-def delete_node(ctx: Context, project: Project, graph_uuid: str, node_uuid: str) -> Task:
+def delete_node(ctx: Services, project: Project, graph_uuid: str, node_uuid: str) -> Task:
     """Delete a node and every edge that touches it."""
     node = get_node(ctx, project, graph_uuid, node_uuid)
     with ctx.store.transaction():
@@ -152,7 +152,7 @@ def delete_node(ctx: Context, project: Project, graph_uuid: str, node_uuid: str)
 
 
 def incident_edges(
-    ctx: Context,
+    ctx: Services,
     graph_uuid: str,
     node_uuids: Sequence[str],
     direction: Direction,
@@ -173,7 +173,7 @@ def incident_edges(
 
 
 def list_neighbors(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     graph_uuid: str,
     node_uuid: str,
@@ -197,7 +197,7 @@ def list_neighbors(
 
 
 def get_subgraph(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     graph_uuid: str,
     seed_node_uuids: Sequence[str],
@@ -248,7 +248,7 @@ def get_subgraph(
     return list(nodes.values()), list(edges.values()), truncation
 
 
-def edge_views(ctx: Context, edges: Sequence[Edge]) -> list[EdgeView]:
+def edge_views(ctx: Services, edges: Sequence[Edge]) -> list[EdgeView]:
     """Hydrate edges with their endpoints (read now, so renamed nodes show new names)."""
     if not edges:
         return []

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graphrecall.domain import clock
 from graphrecall.domain.models import Ontology, Project
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import graphs
 
 MAX_TYPES = 50
@@ -85,7 +85,7 @@ EMPTY: dict[str, Any] = {
 
 
 def _set(
-    ctx: Context, project: Project, owner: str, owner_type: str, body: OntologyIn
+    ctx: Services, project: Project, owner: str, owner_type: str, body: OntologyIn
 ) -> dict[str, Any]:
     data = body.model_dump(exclude_none=True)
     data["inherited"] = bool(body.inherited) if owner_type == "graph" else False
@@ -105,22 +105,22 @@ def _set(
 
 
 def set_graph_ontology(
-    ctx: Context, project: Project, graph_uuid: str, body: OntologyIn
+    ctx: Services, project: Project, graph_uuid: str, body: OntologyIn
 ) -> dict[str, Any]:
     graph = graphs.resolve(ctx, project, graph_uuid)
     return _set(ctx, project, graph.uuid, "graph", body)
 
 
-def get_graph_ontology(ctx: Context, project: Project, graph_uuid: str) -> dict[str, Any]:
+def get_graph_ontology(ctx: Services, project: Project, graph_uuid: str) -> dict[str, Any]:
     graph = graphs.resolve(ctx, project, graph_uuid)
     found = ctx.store.get(Ontology, graph.uuid, {"project_uuid": project.uuid})
     return {**EMPTY, **found.data} if found else dict(EMPTY)
 
 
-def set_project_ontology(ctx: Context, project: Project, body: OntologyIn) -> dict[str, Any]:
+def set_project_ontology(ctx: Services, project: Project, body: OntologyIn) -> dict[str, Any]:
     return _set(ctx, project, project.uuid, "project", body)
 
 
-def get_project_ontology(ctx: Context, project: Project) -> dict[str, Any]:
+def get_project_ontology(ctx: Services, project: Project) -> dict[str, Any]:
     found = ctx.store.get(Ontology, project.uuid, {"project_uuid": project.uuid})
     return {**EMPTY, **found.data, "inherited": False} if found else {**EMPTY, "inherited": False}

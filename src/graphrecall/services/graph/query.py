@@ -19,7 +19,7 @@ from typing import Any
 
 from graphrecall.domain.errors import BadRequest, NotImplementedYet
 from graphrecall.domain.models import Edge, Episode, Graph, Node, Project
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import graphs, search
 
 MAX_GRAPHS = 10
@@ -54,7 +54,7 @@ def check_request(
 
 
 def query_graphs(
-    ctx: Context, project: Project, graph_uuids: Sequence[str], query: str
+    ctx: Services, project: Project, graph_uuids: Sequence[str], query: str
 ) -> QueryResult:
     if not graph_uuids or len(graph_uuids) > MAX_GRAPHS:
         raise BadRequest(f"give 1 to {MAX_GRAPHS} graph uuids", param="graph_uuids")

@@ -24,7 +24,7 @@ from graphrecall.retrieval import cursors, engine
 from graphrecall.retrieval.engine import Hit, SearchOptions
 from graphrecall.retrieval.filters import Filters, to_predicate
 from graphrecall.retrieval.request import DEFAULT_RERANKER
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.get_context.relative_time import interpret, names_a_time
 from graphrecall.services.graph import graphs
 
@@ -73,7 +73,7 @@ def options(params: SearchParams, scope: str) -> SearchOptions:
 
 
 def search(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     graph_uuid: str,
     scope: str,
@@ -106,7 +106,7 @@ def search(
 
 
 def query_period(
-    ctx: Context, project: Project, graph: Graph, query: str, *, now: datetime | None = None
+    ctx: Services, project: Project, graph: Graph, query: str, *, now: datetime | None = None
 ) -> tuple[datetime | None, datetime | None] | None:
     """The period a calendar phrase of ``query`` names, in the graph's time zone."""
     return period(query, lambda: graphs.time_zone_of(ctx, project, graph), now=now)
@@ -125,7 +125,7 @@ def period(
 
 
 def hydrate(
-    ctx: Context, kind: type[Record], graph_uuid: str, uuids: Sequence[str]
+    ctx: Services, kind: type[Record], graph_uuid: str, uuids: Sequence[str]
 ) -> dict[str, Any]:
     """Records by uuid (ones deleted since ranking are simply absent)."""
     return {

@@ -17,7 +17,7 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import graphs
 
 KINDS: tuple[tuple[str, type[Any]], ...] = (
@@ -29,7 +29,7 @@ KINDS: tuple[tuple[str, type[Any]], ...] = (
 )
 
 
-def stats(ctx: Context, project: Project, graph_uuid: str | None = None) -> dict[str, Any]:
+def stats(ctx: Services, project: Project, graph_uuid: str | None = None) -> dict[str, Any]:
     """Counts of every record kind (in one graph, or in every graph of the project), the
     ingestion tasks by status with the last one finished, and the state of the text and
     vector indexes."""

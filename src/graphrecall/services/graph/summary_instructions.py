@@ -11,19 +11,19 @@ from graphrecall.domain import clock
 from graphrecall.domain.inputs import SummaryInstructionsSet
 from graphrecall.domain.models import Node, Project, SummaryInstructions, User
 from graphrecall.ingest import derive
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import users
 
 Instructions = tuple[list[dict[str, Any]], bool]  # (instructions, inherited)
 
 
-def _read(ctx: Context, project: Project, owner: str) -> list[dict[str, Any]] | None:
+def _read(ctx: Services, project: Project, owner: str) -> list[dict[str, Any]] | None:
     found = ctx.store.get(SummaryInstructions, owner, {"project_uuid": project.uuid})
     return None if found is None else list(found.data.get("instructions", []))
 
 
 def _write(
-    ctx: Context, project: Project, owner: str, owner_type: str, body: SummaryInstructionsSet
+    ctx: Services, project: Project, owner: str, owner_type: str, body: SummaryInstructionsSet
 ) -> list[dict[str, Any]]:
     items = [i.model_dump() for i in body.instructions or []]
     record = SummaryInstructions(
@@ -39,18 +39,18 @@ def _write(
     return items
 
 
-def _resummarise(ctx: Context, user: User) -> None:
+def _resummarise(ctx: Services, user: User) -> None:
     node = ctx.store.get(Node, user.node_uuid, {"graph_uuid": user.graph_uuid})
     if node is not None:
         derive.node_summary(ctx.store, node)
 
 
-def get_project_instructions(ctx: Context, project: Project) -> Instructions:
+def get_project_instructions(ctx: Services, project: Project) -> Instructions:
     return _read(ctx, project, project.uuid) or [], False
 
 
 def set_project_instructions(
-    ctx: Context, project: Project, body: SummaryInstructionsSet
+    ctx: Services, project: Project, body: SummaryInstructionsSet
 ) -> Instructions:
     """The project's instructions; every user that follows them is summarised again."""
     items = _write(ctx, project, project.uuid, "project", body)
@@ -60,7 +60,7 @@ def set_project_instructions(
     return items, False
 
 
-def get_user_instructions(ctx: Context, project: Project, user_uuid: str) -> Instructions:
+def get_user_instructions(ctx: Services, project: Project, user_uuid: str) -> Instructions:
     user = users.get_user(ctx, project, user_uuid)
     own = _read(ctx, project, user.uuid)
     if own is None:
@@ -69,7 +69,7 @@ def get_user_instructions(ctx: Context, project: Project, user_uuid: str) -> Ins
 
 
 def set_user_instructions(
-    ctx: Context, project: Project, user_uuid: str, body: SummaryInstructionsSet
+    ctx: Services, project: Project, user_uuid: str, body: SummaryInstructionsSet
 ) -> Instructions:
     """The user's own instructions; ``inherited: true`` drops them, so the project's
     apply again."""

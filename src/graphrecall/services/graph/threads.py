@@ -10,12 +10,12 @@ from graphrecall.domain.inputs import MessagesAdd, MessageUpdate
 from graphrecall.domain.models import Episode, Page, PageRequest, Project, Task, Thread
 from graphrecall.graph_model import graph_writes
 from graphrecall.services import erasure, tasks
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import episodes, users
 
 
 def create_thread(
-    ctx: Context, project: Project, user_uuid: str, thread_id: str | None = None
+    ctx: Services, project: Project, user_uuid: str, thread_id: str | None = None
 ) -> Thread:
     """A thread of the user's; its ``thread_id`` is the caller's (Zep v3 addresses threads
     by it) or, when not given, its uuid."""
@@ -40,7 +40,7 @@ def create_thread(
     return thread
 
 
-def get_thread(ctx: Context, project: Project, thread_uuid: str) -> Thread:
+def get_thread(ctx: Services, project: Project, thread_uuid: str) -> Thread:
     thread_uuid = check_uuid(thread_uuid, param="thread_uuid")
     thread = ctx.store.get(Thread, thread_uuid, {"project_uuid": project.uuid})
     if thread is None:
@@ -49,7 +49,7 @@ def get_thread(ctx: Context, project: Project, thread_uuid: str) -> Thread:
 
 
 def list_threads(
-    ctx: Context, project: Project, page: PageRequest, user_uuid: str | None = None
+    ctx: Services, project: Project, page: PageRequest, user_uuid: str | None = None
 ) -> Page[Thread]:
     scope = {"project_uuid": project.uuid}
     if user_uuid:
@@ -57,7 +57,7 @@ def list_threads(
     return ctx.store.list_page(Thread, scope, page)
 
 
-def lookup_thread(ctx: Context, project: Project, thread_id: str | None) -> Thread:
+def lookup_thread(ctx: Services, project: Project, thread_id: str | None) -> Thread:
     if thread_id:
         found = ctx.store.find(
             Thread, {"project_uuid": project.uuid, "thread_id": thread_id}, limit=1
@@ -67,7 +67,7 @@ def lookup_thread(ctx: Context, project: Project, thread_id: str | None) -> Thre
     raise NotFound("thread", thread_id or "", param="thread_id")
 
 
-def delete_thread(ctx: Context, project: Project, thread_uuid: str) -> Task:
+def delete_thread(ctx: Services, project: Project, thread_uuid: str) -> Task:
     """Delete the thread; its messages stay in the user's graph as episodes (as in Zep,
     the knowledge learned from a conversation outlives the conversation)."""
     thread = get_thread(ctx, project, thread_uuid)
@@ -80,7 +80,7 @@ def delete_thread(ctx: Context, project: Project, thread_uuid: str) -> Task:
 
 
 def add_messages(
-    ctx: Context, project: Project, thread_uuid: str, body: MessagesAdd
+    ctx: Services, project: Project, thread_uuid: str, body: MessagesAdd
 ) -> tuple[list[Episode], Task]:
     # ``return_context`` is answered by the caller once the messages are stored
     # (services.context_assembly.thread_context), so the block reflects them.
@@ -118,7 +118,7 @@ def add_messages(
 
 
 def list_messages(
-    ctx: Context, project: Project, thread_uuid: str, page: PageRequest
+    ctx: Services, project: Project, thread_uuid: str, page: PageRequest
 ) -> Page[Episode]:
     thread = get_thread(ctx, project, thread_uuid)
     return ctx.store.list_page(
@@ -126,7 +126,7 @@ def list_messages(
     )
 
 
-def get_message(ctx: Context, project: Project, thread_uuid: str, message_uuid: str) -> Episode:
+def get_message(ctx: Services, project: Project, thread_uuid: str, message_uuid: str) -> Episode:
     thread = get_thread(ctx, project, thread_uuid)
     message_uuid = check_uuid(message_uuid, param="message_uuid")
     message = ctx.store.get(Episode, message_uuid, {"thread_uuid": thread.uuid})
@@ -136,7 +136,7 @@ def get_message(ctx: Context, project: Project, thread_uuid: str, message_uuid: 
 
 
 def update_message(
-    ctx: Context, project: Project, thread_uuid: str, message_uuid: str, body: MessageUpdate
+    ctx: Services, project: Project, thread_uuid: str, message_uuid: str, body: MessageUpdate
 ) -> Episode:
     message = get_message(ctx, project, thread_uuid, message_uuid)
     updated = message.model_copy(

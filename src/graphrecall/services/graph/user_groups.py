@@ -19,7 +19,7 @@ from graphrecall.domain.models import (
     UserGroupMember,
 )
 from graphrecall.domain.predicates import Column, Not
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import users
 
 USER_SEARCH_FIELDS = ("user_id", "email", "first_name", "last_name")
@@ -29,7 +29,7 @@ class VersionConflict(Conflict):
     code = "version_conflict"
 
 
-def create_group(ctx: Context, project: Project, body: UserGroupCreate) -> UserGroup:
+def create_group(ctx: Services, project: Project, body: UserGroupCreate) -> UserGroup:
     stamp = clock.now()
     group = UserGroup(
         uuid=new_id(),
@@ -43,7 +43,7 @@ def create_group(ctx: Context, project: Project, body: UserGroupCreate) -> UserG
     return group
 
 
-def get_group(ctx: Context, project: Project, group_uuid: str) -> UserGroup:
+def get_group(ctx: Services, project: Project, group_uuid: str) -> UserGroup:
     group_uuid = check_uuid(group_uuid, param="group_uuid")
     group = ctx.store.get(UserGroup, group_uuid, {"project_uuid": project.uuid})
     if group is None:
@@ -52,7 +52,7 @@ def get_group(ctx: Context, project: Project, group_uuid: str) -> UserGroup:
 
 
 def list_groups(
-    ctx: Context, project: Project, page: PageRequest, search: str | None = None
+    ctx: Services, project: Project, page: PageRequest, search: str | None = None
 ) -> Page[UserGroup]:
     return ctx.store.list_page(
         UserGroup,
@@ -64,7 +64,7 @@ def list_groups(
 
 
 def update_group(
-    ctx: Context, project: Project, group_uuid: str, body: UserGroupUpdate
+    ctx: Services, project: Project, group_uuid: str, body: UserGroupUpdate
 ) -> UserGroup:
     with ctx.store.transaction():
         group = get_group(ctx, project, group_uuid)
@@ -85,14 +85,14 @@ def update_group(
     return updated
 
 
-def delete_group(ctx: Context, project: Project, group_uuid: str) -> None:
+def delete_group(ctx: Services, project: Project, group_uuid: str) -> None:
     group = get_group(ctx, project, group_uuid)
     with ctx.store.transaction():
         ctx.store.delete(UserGroupMember, {"project_uuid": project.uuid, "group_uuid": group.uuid})
         ctx.store.delete(UserGroup, {"project_uuid": project.uuid, "uuid": group.uuid})
 
 
-def _users(ctx: Context, project: Project, body: MembershipChange) -> list[str]:
+def _users(ctx: Services, project: Project, body: MembershipChange) -> list[str]:
     """The request's users, each of this project (else a 404 naming it), once each."""
     out: list[str] = []
     for i, raw in enumerate(body.user_uuids):
@@ -105,13 +105,13 @@ def _users(ctx: Context, project: Project, body: MembershipChange) -> list[str]:
     return out
 
 
-def _member_uuids(ctx: Context, project: Project, group: UserGroup) -> list[str]:
+def _member_uuids(ctx: Services, project: Project, group: UserGroup) -> list[str]:
     scope = {"project_uuid": project.uuid, "group_uuid": group.uuid}
     return [m.user_uuid for m in ctx.store.find(UserGroupMember, scope)]
 
 
 def add_members(
-    ctx: Context, project: Project, group_uuid: str, body: MembershipChange
+    ctx: Services, project: Project, group_uuid: str, body: MembershipChange
 ) -> tuple[int, int]:
     """(added, already members); all or nothing."""
     with ctx.store.transaction():
@@ -136,7 +136,7 @@ def add_members(
 
 
 def remove_members(
-    ctx: Context, project: Project, group_uuid: str, body: MembershipChange
+    ctx: Services, project: Project, group_uuid: str, body: MembershipChange
 ) -> tuple[int, int]:
     """(removed, not members); all or nothing."""
     with ctx.store.transaction():
@@ -147,7 +147,7 @@ def remove_members(
     return removed, len(wanted) - removed
 
 
-def remove_member(ctx: Context, project: Project, group_uuid: str, user_uuid: str) -> None:
+def remove_member(ctx: Services, project: Project, group_uuid: str, user_uuid: str) -> None:
     """Idempotent: a user of the project who is not a member is left as is."""
     group = get_group(ctx, project, group_uuid)
     user = users.get_user(ctx, project, user_uuid)
@@ -158,7 +158,7 @@ def remove_member(ctx: Context, project: Project, group_uuid: str, user_uuid: st
 
 
 def list_members(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     group_uuid: str,
     page: PageRequest,
@@ -181,7 +181,7 @@ def list_members(
 
 
 def groups_of_user(
-    ctx: Context, project: Project, user_uuid: str, page: PageRequest
+    ctx: Services, project: Project, user_uuid: str, page: PageRequest
 ) -> Page[UserGroup]:
     user = users.get_user(ctx, project, user_uuid)
     scope = {"project_uuid": project.uuid, "user_uuid": user.uuid}

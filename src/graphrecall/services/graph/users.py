@@ -19,7 +19,7 @@ from graphrecall.domain.models import (
 )
 from graphrecall.services import erasure, tasks
 from graphrecall.services.accounts.projects import check_time_zone
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.graph import graphs
 
 USER_LABEL = "User"
@@ -30,7 +30,7 @@ def display_name(user: User) -> str:
     return full or user.user_id or user.email or f"user {user.uuid[:8]}"
 
 
-def get_user(ctx: Context, project: Project, user_uuid: str) -> User:
+def get_user(ctx: Services, project: Project, user_uuid: str) -> User:
     user_uuid = check_uuid(user_uuid, param="user_uuid")
     user = ctx.store.get(User, user_uuid, {"project_uuid": project.uuid})
     if user is None:
@@ -38,7 +38,7 @@ def get_user(ctx: Context, project: Project, user_uuid: str) -> User:
     return user
 
 
-def create_user(ctx: Context, project: Project, body: UserCreate) -> User:
+def create_user(ctx: Services, project: Project, body: UserCreate) -> User:
     check_time_zone(body.time_zone, param="time_zone")
     stamp = clock.now()
     user_uuid, graph_uuid, node_uuid = new_id(), new_id(), new_id()
@@ -87,7 +87,7 @@ def create_user(ctx: Context, project: Project, body: UserCreate) -> User:
     return user
 
 
-def update_user(ctx: Context, project: Project, user_uuid: str, body: UserUpdate) -> User:
+def update_user(ctx: Services, project: Project, user_uuid: str, body: UserUpdate) -> User:
     user = get_user(ctx, project, user_uuid)
     changes = body.model_dump(exclude_unset=True)
     if "time_zone" in changes:
@@ -103,7 +103,7 @@ def update_user(ctx: Context, project: Project, user_uuid: str, body: UserUpdate
 
 
 def list_users(
-    ctx: Context, project: Project, page: PageRequest, search: str | None = None
+    ctx: Services, project: Project, page: PageRequest, search: str | None = None
 ) -> Page[User]:
     return ctx.store.list_page(
         User,
@@ -115,7 +115,7 @@ def list_users(
 
 
 def lookup_user(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     *,
     user_id: str | None,
@@ -133,7 +133,7 @@ def lookup_user(
     return get_user(ctx, project, graph.user_uuid)
 
 
-def user_node(ctx: Context, project: Project, user_uuid: str) -> Node:
+def user_node(ctx: Services, project: Project, user_uuid: str) -> Node:
     user = get_user(ctx, project, user_uuid)
     node = ctx.store.get(Node, user.node_uuid, {"graph_uuid": user.graph_uuid})
     if node is None:
@@ -141,7 +141,7 @@ def user_node(ctx: Context, project: Project, user_uuid: str) -> Node:
     return node
 
 
-def delete_user(ctx: Context, project: Project, user_uuid: str) -> Task:
+def delete_user(ctx: Services, project: Project, user_uuid: str) -> Task:
     user = get_user(ctx, project, user_uuid)
     with ctx.store.transaction():
         graphs.purge_graph_data(ctx, user.graph_uuid)

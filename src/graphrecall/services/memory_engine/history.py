@@ -13,7 +13,7 @@ from graphrecall.domain.errors import BadRequest, Conflict, NotFound
 from graphrecall.domain.models import Memory, MemoryEvent, PageRequest, Task
 from graphrecall.domain.tree_paths import to_stored
 from graphrecall.services.accounts.spaces import Caller
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.memory_engine.writes import (
     EMBED_CHUNK,
     EMBED_TASK,
@@ -46,7 +46,7 @@ class HistoryQuery:
     order: Literal["asc", "desc"] = "desc"
 
 
-def history(ctx: Context, caller: Caller, q: HistoryQuery) -> tuple[list[MemoryEvent], str | None]:
+def history(ctx: Services, caller: Caller, q: HistoryQuery) -> tuple[list[MemoryEvent], str | None]:
     """Events (newest first unless ``order`` is asc) and the cursor of the next page."""
     if not (q.memory_id or q.path or q.tree or q.operation_id or q.since):
         raise BadRequest(
@@ -75,7 +75,7 @@ def history(ctx: Context, caller: Caller, q: HistoryQuery) -> tuple[list[MemoryE
     return page.items, page.next_cursor
 
 
-def _history_target(ctx: Context, caller: Caller, path: str) -> str:
+def _history_target(ctx: Services, caller: Caller, path: str) -> str:
     """A path's memory: the live one, else the latest one the log saw there."""
     tree, name = split_path(caller, path, "path")
     live = named(ctx, caller, tree, name)
@@ -92,7 +92,7 @@ def _history_target(ctx: Context, caller: Caller, path: str) -> str:
 
 
 def revert(
-    ctx: Context,
+    ctx: Services,
     caller: Caller,
     *,
     memory_id: str | None,
@@ -164,7 +164,7 @@ def revert(
     return memory
 
 
-def embedding_status(ctx: Context, caller: Caller) -> dict[str, Any]:
+def embedding_status(ctx: Services, caller: Caller) -> dict[str, Any]:
     """The space's embedding backlog: memories still without a vector."""
     missing = ctx.store.missing_embeddings(Memory, caller.space.uuid)
     oldest = None

@@ -25,7 +25,7 @@ from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Memory
 from graphrecall.domain.tree_paths import to_stored
 from graphrecall.services.accounts.spaces import Caller
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.memory_engine.history import HistoryQuery as HistoryQuery
 from graphrecall.services.memory_engine.history import embedding_status as embedding_status
 from graphrecall.services.memory_engine.history import history as history
@@ -76,14 +76,14 @@ class MemoryInput:
 # -- reads ---------------------------------------------------------------------------------
 
 
-def get(ctx: Context, caller: Caller, memory_id: str, *, param: str = "id") -> Memory:
+def get(ctx: Services, caller: Caller, memory_id: str, *, param: str = "id") -> Memory:
     memory = ctx.store.get(Memory, memory_id, {"space_uuid": caller.space.uuid})
     if memory is None:
         raise NotFound("Memory", memory_id, param=param)
     return memory
 
 
-def get_by_path(ctx: Context, caller: Caller, path: str, *, param: str = "path") -> Memory:
+def get_by_path(ctx: Services, caller: Caller, path: str, *, param: str = "path") -> Memory:
     tree, name = split_path(caller, path, param)
     memory = named(ctx, caller, tree, name)
     if memory is None:
@@ -91,7 +91,7 @@ def get_by_path(ctx: Context, caller: Caller, path: str, *, param: str = "path")
     return memory
 
 
-def with_embeddings(ctx: Context, caller: Caller, uuids: Sequence[str]) -> set[str]:
+def with_embeddings(ctx: Services, caller: Caller, uuids: Sequence[str]) -> set[str]:
     """The ids among ``uuids`` (the caller's space's) whose current text has a vector."""
     return set(ctx.store.get_embeddings(Memory, caller.space.uuid, list(uuids)))
 
@@ -100,7 +100,7 @@ def with_embeddings(ctx: Context, caller: Caller, uuids: Sequence[str]) -> set[s
 
 
 def create(
-    ctx: Context, caller: Caller, item: MemoryInput, on_conflict: OnConflict = "error"
+    ctx: Services, caller: Caller, item: MemoryInput, on_conflict: OnConflict = "error"
 ) -> tuple[Memory, Status]:
     write = Write(caller, "create")
     with ctx.store.transaction():
@@ -111,7 +111,7 @@ def create(
 
 
 def batch_create(
-    ctx: Context, caller: Caller, items: Sequence[MemoryInput], on_conflict: OnConflict = "error"
+    ctx: Services, caller: Caller, items: Sequence[MemoryInput], on_conflict: OnConflict = "error"
 ) -> list[tuple[str, Status]]:
     """All rows or none, results in input order; a key twice in one batch is an error."""
     keys: set[tuple[str, ...]] = set()
@@ -141,7 +141,7 @@ def batch_create(
 
 
 def _create_one(
-    ctx: Context,
+    ctx: Services,
     write: Write,
     item: MemoryInput,
     on_conflict: OnConflict,
@@ -198,7 +198,7 @@ def _create_one(
 
 
 def update(
-    ctx: Context, caller: Caller, memory_id: str, expected_hash: str, changes: dict[str, Any]
+    ctx: Services, caller: Caller, memory_id: str, expected_hash: str, changes: dict[str, Any]
 ) -> Memory:
     """Apply ``changes`` (keys among content, meta, tree, name, temporal; a tree in wire
     form) when ``expected_hash`` is current. A patch that changes nothing keeps the
@@ -221,7 +221,7 @@ def update(
     return updated
 
 
-def delete(ctx: Context, caller: Caller, memory_id: str, *, param: str = "id") -> None:
+def delete(ctx: Services, caller: Caller, memory_id: str, *, param: str = "id") -> None:
     write = Write(caller, "delete")
     with ctx.store.transaction():
         memory = get(ctx, caller, memory_id, param=param)
@@ -230,5 +230,5 @@ def delete(ctx: Context, caller: Caller, memory_id: str, *, param: str = "id") -
     erased(ctx, write, [memory])
 
 
-def delete_by_path(ctx: Context, caller: Caller, path: str) -> None:
+def delete_by_path(ctx: Services, caller: Caller, path: str) -> None:
     delete(ctx, caller, get_by_path(ctx, caller, path).uuid, param="path")

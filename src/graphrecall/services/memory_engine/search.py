@@ -31,7 +31,7 @@ from graphrecall.retrieval.memory_filters import (
     tree_filter,
 )
 from graphrecall.services.accounts.spaces import Caller
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class MemoryResults:
     limit: int
 
 
-def search(ctx: Context, caller: Caller, q: MemoryQuery) -> MemoryResults:
+def search(ctx: Services, caller: Caller, q: MemoryQuery) -> MemoryResults:
     semantic = (q.semantic or "").strip()[:MAX_SEMANTIC_QUERY_CHARS]
     fulltext = (q.fulltext or "").strip()
     has_tree = bool(q.tree and q.tree.strip())
@@ -111,7 +111,7 @@ def search(ctx: Context, caller: Caller, q: MemoryQuery) -> MemoryResults:
 
 
 def _search(
-    ctx: Context,
+    ctx: Services,
     caller: Caller,
     q: MemoryQuery,
     semantic: str,
@@ -132,7 +132,7 @@ def _search(
 
 
 def _ranked(
-    ctx: Context,
+    ctx: Services,
     caller: Caller,
     q: MemoryQuery,
     semantic: str,

@@ -16,7 +16,7 @@ from graphrecall.domain.models import Memory
 from graphrecall.domain.tree_paths import is_under, rebase, to_stored
 from graphrecall.retrieval.memory_filters import tree_filter
 from graphrecall.services.accounts.spaces import Caller
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 from graphrecall.services.memory_engine.writes import (
     Write,
     after,
@@ -29,13 +29,13 @@ from graphrecall.services.memory_engine.writes import (
 )
 
 
-def _under(ctx: Context, caller: Caller, tree: str) -> list[Memory]:
+def _under(ctx: Services, caller: Caller, tree: str) -> list[Memory]:
     return ctx.store.find(
         Memory, {"space_uuid": caller.space.uuid}, where=p.PathUnder("tree", tree)
     )
 
 
-def count(ctx: Context, caller: Caller, tree: str, max_count: int | None = None) -> int:
+def count(ctx: Services, caller: Caller, tree: str, max_count: int | None = None) -> int:
     """Memories matching a tree filter (any syntax); at most ``max_count``."""
     where = tree_filter(tree, caller.home)
     n = ctx.store.count(Memory, {"space_uuid": caller.space.uuid}, where)
@@ -43,7 +43,7 @@ def count(ctx: Context, caller: Caller, tree: str, max_count: int | None = None)
 
 
 def tree(
-    ctx: Context, caller: Caller, base: str | None, levels: int | None
+    ctx: Services, caller: Caller, base: str | None, levels: int | None
 ) -> list[tuple[str, int]]:
     """(stored path, memories at or below it) for each strict descendant of ``base`` down
     to ``levels`` levels; the caller's own home counts under ``~`` only."""
@@ -69,7 +69,7 @@ def tree(
     return sorted(counts.items())
 
 
-def _taken_slots(ctx: Context, caller: Caller, moved: Iterable[Memory]) -> set[tuple[str, str]]:
+def _taken_slots(ctx: Services, caller: Caller, moved: Iterable[Memory]) -> set[tuple[str, str]]:
     """(tree, name) slots of named memories in the trees ``moved`` will occupy."""
     trees = sorted({m.tree for m in moved if m.name is not None})
     taken: set[tuple[str, str]] = set()
@@ -83,7 +83,7 @@ def _taken_slots(ctx: Context, caller: Caller, moved: Iterable[Memory]) -> set[t
     return taken
 
 
-def move(ctx: Context, caller: Caller, source: str, destination: str, dry_run: bool) -> int:
+def move(ctx: Services, caller: Caller, source: str, destination: str, dry_run: bool) -> int:
     """Replace the prefix ``source`` with ``destination`` on every memory at or under it."""
     src = to_stored(source, caller.home, param="source")
     dst = to_stored(destination, caller.home, param="destination")
@@ -110,7 +110,7 @@ def move(ctx: Context, caller: Caller, source: str, destination: str, dry_run: b
     return len(rows)
 
 
-def copy(ctx: Context, caller: Caller, source: str, destination: str, dry_run: bool) -> int:
+def copy(ctx: Services, caller: Caller, source: str, destination: str, dry_run: bool) -> int:
     """Copy every memory at or under ``source`` to ``destination`` with new ids, keeping
     name, meta, temporal range, content and vector."""
     src = to_stored(source, caller.home, param="source")
@@ -158,7 +158,7 @@ def copy(ctx: Context, caller: Caller, source: str, destination: str, dry_run: b
     return len(rows)
 
 
-def delete_tree(ctx: Context, caller: Caller, tree_path: str, dry_run: bool) -> int:
+def delete_tree(ctx: Services, caller: Caller, tree_path: str, dry_run: bool) -> int:
     """Delete every memory at or under ``tree_path``, all or nothing."""
     root = to_stored(tree_path, caller.home, param="tree")
     write = Write(caller, "delete_tree")
@@ -171,7 +171,7 @@ def delete_tree(ctx: Context, caller: Caller, tree_path: str, dry_run: bool) -> 
     return len(rows)
 
 
-def _delete_all(ctx: Context, write: Write, rows: Sequence[Memory]) -> None:
+def _delete_all(ctx: Services, write: Write, rows: Sequence[Memory]) -> None:
     """Delete ``rows`` (inside the caller's transaction), with their history unless a
     retention window keeps it (``forget``); the caller erases them once committed."""
     ids = [m.uuid for m in rows]
@@ -183,7 +183,7 @@ def _delete_all(ctx: Context, write: Write, rows: Sequence[Memory]) -> None:
 
 
 def delete_orphans(
-    ctx: Context,
+    ctx: Services,
     caller: Caller,
     root: str,
     meta_contains: dict[str, Any],

@@ -22,7 +22,7 @@ from graphrecall.domain.models import Memory, MemoryEvent
 from graphrecall.domain.tree_paths import split_named, to_stored
 from graphrecall.services import erasure, tasks
 from graphrecall.services.accounts.spaces import Caller
-from graphrecall.services.container import Context
+from graphrecall.services.container import Services
 
 Temporal = tuple[str, str]  # stored-form (start, end); a point has start == end
 EMBED_TASK = "memory.embed"
@@ -100,14 +100,14 @@ def split_path(caller: Caller, path: str, param: str) -> tuple[str, str]:
     return to_stored(tree, caller.home, param=param), name
 
 
-def named(ctx: Context, caller: Caller, tree: str, name: str) -> Memory | None:
+def named(ctx: Services, caller: Caller, tree: str, name: str) -> Memory | None:
     found = ctx.store.find(
         Memory, {"space_uuid": caller.space.uuid, "tree": tree, "name": name}, limit=1
     )
     return found[0] if found else None
 
 
-def check_slot(ctx: Context, caller: Caller, memory: Memory, param: str) -> None:
+def check_slot(ctx: Services, caller: Caller, memory: Memory, param: str) -> None:
     """A named memory's (tree, name) must be free."""
     if memory.name is None:
         return
@@ -145,7 +145,7 @@ def record(write: Write, memory: Memory, operation: str, *, embed: bool = False)
         write.to_embed.append(memory.uuid)
 
 
-def commit(ctx: Context, write: Write) -> None:
+def commit(ctx: Services, write: Write) -> None:
     """Inside the write's transaction: the log entries, old vectors out, embedding queued."""
     if write.events:
         ctx.store.insert(write.events)
@@ -171,7 +171,7 @@ def commit(ctx: Context, write: Write) -> None:
         )
 
 
-def _expired_events(ctx: Context, write: Write) -> list[str]:
+def _expired_events(ctx: Services, write: Write) -> list[str]:
     """Events past retention (event ids are UUIDv7, so an id bound is a time bound)."""
     ms = int((clock.now_dt() - HISTORY_RETENTION).timestamp() * 1000)
     bound = f"{ms:012x}"
@@ -185,7 +185,7 @@ def _expired_events(ctx: Context, write: Write) -> list[str]:
     return [e.uuid for e in old]
 
 
-def forget(ctx: Context, write: Write, rows: Sequence[Memory]) -> None:
+def forget(ctx: Services, write: Write, rows: Sequence[Memory]) -> None:
     """Inside the deleting transaction, after ``rows`` were deleted. By default their
     history goes with them (a privacy-first deviation from Memory Engine, whose history
     and revert outlive a delete: docs/memory-engine.md), so nothing serves or restores
@@ -206,7 +206,7 @@ def forget(ctx: Context, write: Write, rows: Sequence[Memory]) -> None:
     erasure.mark(ctx, (Memory, MemoryEvent))
 
 
-def erased(ctx: Context, write: Write, rows: Sequence[Memory]) -> None:
+def erased(ctx: Services, write: Write, rows: Sequence[Memory]) -> None:
     """After the deleting transaction: erase, and keep the receipt as a succeeded task
     of the project (``graphrecall tasks``; it names the memories by id only)."""
     if not rows:
@@ -223,7 +223,7 @@ def erased(ctx: Context, write: Write, rows: Sequence[Memory]) -> None:
     )
 
 
-def expire_deleted_history(ctx: Context, limit: int = 500) -> int:
+def expire_deleted_history(ctx: Services, limit: int = 500) -> int:
     """Erase the history of memories deleted longer ago than the retention window
     (``deleted_history_seconds``; with none, any history a delete left, e.g. one logged
     before the window was shortened) and not brought back since; how many memories'
@@ -258,6 +258,6 @@ def expire_deleted_history(ctx: Context, limit: int = 500) -> int:
     return erased_count
 
 
-def after(ctx: Context, write: Write) -> None:
+def after(ctx: Services, write: Write) -> None:
     if write.to_embed and ctx.embedder is not None:
         ctx.wake_worker()
