@@ -337,7 +337,7 @@ def _build(
 
 def _searchable(graph: SyntheticGraph) -> tuple[list[Node], list[Episode]]:
     """The graph's nodes with their degrees and its episodes with their search texts,
-    as the writers of a live graph keep them (ingest/graph_writes.py), computed at once
+    as the writers of a live graph keep them (graph_model/graph_writes.py), computed at once
     from the whole graph."""
     counted = degrees(graph.edges)
     nodes = [n.model_copy(update={"degree": counted[(n.graph_uuid, n.uuid)]}) for n in graph.nodes]

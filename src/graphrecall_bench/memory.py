@@ -5,7 +5,7 @@ vocabulary, spread over a few hundred tree paths, with meta and (for half of the
 range, embedded with the bundled model. Then times every mode with the same questions at
 two layers:
 
-- ``service``: ``services.memory_search.search`` in-process (ranking, filters, hydration);
+- ``service``: ``services.memory_engine.search.search`` in-process (ranking, filters, hydration);
 - ``rpc``: JSON-RPC over HTTP to a ``graphrecall serve`` subprocess on loopback (adds
   auth, params validation, the wire shape and JSON) - what the ``me`` client waits for,
   minus its own start-up.

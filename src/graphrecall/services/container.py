@@ -24,5 +24,5 @@ class Services:
     # How many searches with a caller's pattern each project runs at once (regex_gate.py).
     regex_gate: RegexGate = field(default_factory=RegexGate)
     # How long a deleted memory's history is kept (GRAPHRECALL_DELETED_HISTORY_SECONDS);
-    # 0: erased with the memory (services/memory_writes.py ``forget``).
+    # 0: erased with the memory (services/memory_engine/writes.py ``forget``).
     deleted_history_seconds: int = 0

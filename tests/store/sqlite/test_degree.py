@@ -1,4 +1,4 @@
-"""A node's degree, a column kept by the writers of edges and nodes (ingest/graph_writes.py;
+"""A node's degree, a column kept by the writers of edges and nodes (graph_model/graph_writes.py;
 by triggers until migration 16): it must always equal the live (unexpired) edges of the
 node's graph touching it, each end counted, whatever the edges go through, and listing by
 degree must read it in order, page after page."""

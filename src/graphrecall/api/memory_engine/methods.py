@@ -1,7 +1,7 @@
 """The JSON-RPC methods of ``/api/v1/memory/rpc``: params model, handler, result shape.
 
 Handlers convert validated params to service calls and domain records to wire shapes;
-the logic lives in ``services.memories`` and ``services.memory_search``.
+the logic lives in ``services.memory_engine.memories`` and ``services.memory_engine.search``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""/batches: bulk ingestion (services/batches.py)."""
+"""/batches: bulk ingestion (services/graph/batches.py)."""
 
 from __future__ import annotations
 

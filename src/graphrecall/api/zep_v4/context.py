@@ -105,7 +105,7 @@ class GraphContextBody(FilteredListBody):
 
 
 class TemplateBody(Body):
-    # Checked by services/context_templates.py (lengths and the template's cost caps).
+    # Checked by services/get_context/templates.py (lengths and the template's cost caps).
     name: str | None = None
     template: str | None = None
 

@@ -1,4 +1,4 @@
-"""Debug logs and ingestion traces (services/debug_logs.py)."""
+"""Debug logs and ingestion traces (services/graph/debug_logs.py)."""
 
 from __future__ import annotations
 

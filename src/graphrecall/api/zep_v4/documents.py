@@ -1,4 +1,4 @@
-"""Documents: a document's episodes and document summaries (services/documents.py)."""
+"""Documents: a document's episodes and document summaries (services/graph/documents.py)."""
 
 from __future__ import annotations
 

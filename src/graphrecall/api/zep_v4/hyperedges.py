@@ -1,5 +1,5 @@
-"""/graphs/{graph_uuid}/hyperedges: one fact over three or more nodes (services/hyperedges.py),
-with the wire shapes only these routes use."""
+"""/graphs/{graph_uuid}/hyperedges: one fact over three or more nodes
+(services/graph/hyperedges.py), with the wire shapes only these routes use."""
 
 from __future__ import annotations
 

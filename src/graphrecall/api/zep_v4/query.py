@@ -1,4 +1,4 @@
-"""/graphs/query: ``graph.query`` in its fast mode, without a model (services/query.py)."""
+"""/graphs/query: ``graph.query`` in its fast mode, without a model (services/graph/query.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """User summary instructions, for the project and per user
-(services/summary_instructions.py)."""
+(services/graph/summary_instructions.py)."""
 
 from __future__ import annotations
 

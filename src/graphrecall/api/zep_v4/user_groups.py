@@ -1,4 +1,4 @@
-"""/user-groups: named sets of a project's users (services/user_groups.py), their
+"""/user-groups: named sets of a project's users (services/graph/user_groups.py), their
 members, and /users/{user_uuid}/user-groups."""
 
 from __future__ import annotations

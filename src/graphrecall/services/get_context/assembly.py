@@ -7,11 +7,11 @@ from the same scorer: the configured cross-encoder, else the offline bi-encoder 
 scorer. That relevance, times a prior per kind (``KIND_PRIOR``: summaries, of entities and
 of threads, count 0.85), is the one global scale the scopes are ranked on; recency bias
 then scales it, and the best candidates are packed into the character budget
-(``services.context_block``), each distinct line once. The retrieval is
-``services.context_plan``, the ranking ``services.context_ranking``.
+(``services.get_context.block``), each distinct line once. The retrieval is
+``services.get_context.plan``, the ranking ``services.get_context.ranking``.
 
 Time: a calendar phrase in the query that really constrains it ("what happened
-yesterday?") restricts the evidence to its window (``services.relative_time``), resolved
+yesterday?") restricts the evidence to its window (``services.get_context.relative_time``), resolved
 in the user's or graph's time zone, else the project's default, else UTC; a caller's
 ``date_filters`` take precedence and suppress the inference. Within a window:
 

@@ -3,7 +3,7 @@ observations, thread summaries and, for templates, episodes, each through the re
 core with the cross-encoder reranker, under the caller's filters and the inferred time
 window; the facts of the best-matching messages guide the fact candidates.
 
-``services.context_assembly`` runs a plan and describes the whole; the constants are
+``services.get_context.assembly`` runs a plan and describes the whole; the constants are
 measured in docs/context.md ("Constants").
 """
 

@@ -1,5 +1,5 @@
 """``graph.query`` in its fast mode, without a model: a read-only retrieval loop of at
-most three rounds over each graph asked, on the search core (``services.search``).
+most three rounds over each graph asked, on the search core (``services.graph.search``).
 
 Zep's fast mode lets a decision model pick the searches of each round. Offline there is
 no model, so the rounds are fixed: (1) the question against the graph's facts, entities

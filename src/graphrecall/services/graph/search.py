@@ -1,7 +1,7 @@
 """Graph search for the Zep face: one function for all five scopes, on the retrieval core.
 
 A calendar phrase in the query ("on 19 August, 2023", "last week") is read in the user's
-or graph's time zone (``services.relative_time``, as get_context reads it) and given to
+or graph's time zone (``services.get_context.relative_time``, as get_context reads it) and given to
 the core as the period of its time leg: episodes and facts of that period rank higher.
 Unlike get_context's window it filters nothing; explicit ``date_filters`` do that.
 """

@@ -83,7 +83,7 @@ def add_messages(
     ctx: Services, project: Project, thread_uuid: str, body: MessagesAdd
 ) -> tuple[list[Episode], Task]:
     # ``return_context`` is answered by the caller once the messages are stored
-    # (services.context_assembly.thread_context), so the block reflects them.
+    # (services.get_context.assembly.thread_context), so the block reflects them.
     thread = get_thread(ctx, project, thread_uuid)
     ignored = set(body.ignore_roles or ())
     rows: list[Episode] = []
