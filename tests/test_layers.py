@@ -58,7 +58,6 @@ LONG_MODULES = {
     "graphrecall.ingest.single_valued",
     "graphrecall.library.graph",
     "graphrecall.ml.offline_rules",
-    "graphrecall.services.get_context.relative_time",
     "graphrecall.store.lexical.postings",
     "graphrecall.store.postgres.migrations",
     "graphrecall.store.sqlite.filter_columns",

@@ -4,8 +4,8 @@ constrains retrieval, and resolve the constraining ones to one UTC interval.
 
 Three layers, each testable with a fixed ``now``:
 
-1. *Finding* (our grammar): regular expressions pick out candidate phrases, so a stray
-   word ("we", "may", "march" as a verb) is never read as a date.
+1. *Finding* (our grammar, ``time_grammar.py``): regular expressions pick out candidate
+   phrases, so a stray word ("we", "may", "march" as a verb) is never read as a date.
 2. *Deciding* (our rules): a phrase is a retrieval constraint unless its context says it
    names something else: a quoted or title-cased title ("Yesterday" by the Beatles), a
    named work ("the song yesterday"), a possessive ("her last week at Acme", "last
@@ -30,97 +30,18 @@ from zoneinfo import ZoneInfo
 
 from dateparser.date import DateDataParser  # type: ignore[import-untyped]
 
-# -- the grammar ---------------------------------------------------------------------------
+from graphrecall.services.get_context.time_grammar import (
+    COMPILED,
+    MONTH,
+    MONTHS,
+    NUM,
+    NUMBER_WORDS,
+    UNIT,
+    WEEKDAY,
+    WEEKDAYS,
+    YEAR,
+)
 
-_MONTHS = """january february march april may june july august september
-    october november december""".split()  # noqa: SIM905
-_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_NUMBER_WORDS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "a couple of": 2,
-    "couple of": 2,
-    "a few": 3,
-    "few": 3,
-}
-MONTH = r"(?:" + "|".join(_MONTHS) + r")"
-WEEKDAY = r"(?:" + "|".join(_WEEKDAYS) + r")"
-YEAR = r"(?:19|20)\d{2}"
-DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
-NUM = (
-    r"(?:\d{1,3}|a couple of|couple of|a few|few|an?|one|two|three|four|five|six|seven|"
-    r"eight|nine|ten|eleven|twelve)"
-)
-UNIT = r"(?:hour|day|week|fortnight|month|year)s?"
-# A calendar date dateparser reads: ISO, day + month (+ year), month + year, month, year.
-# Before a year: a space, or a comma with or without one ("December 1,2023").
-_THEN_YEAR = rf"(?:,\s*|\s+){YEAR}"
-DATE = (
-    rf"(?:{YEAR}-\d{{2}}-\d{{2}}"
-    rf"|{MONTH}\s+{DAY}(?:{_THEN_YEAR})?"
-    rf"|{DAY}\s+(?:of\s+)?{MONTH}(?:{_THEN_YEAR})?"
-    rf"|{MONTH}{_THEN_YEAR}"
-    rf"|{MONTH}|{YEAR})"
-)
-# A date specific enough to count without a preposition ("May 5, 2024", "2024-03-05").
-SPECIFIC_DATE = (
-    rf"(?:{YEAR}-\d{{2}}-\d{{2}}"
-    rf"|{MONTH}\s+{DAY}(?:{_THEN_YEAR})?"
-    rf"|{DAY}\s+(?:of\s+)?{MONTH}(?:{_THEN_YEAR})?"
-    rf"|{MONTH}{_THEN_YEAR})"
-)
-DAY_WORD = (
-    r"(?:the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|"
-    r"tomorrow|tonight|last\s+night|this\s+(?:morning|afternoon|evening)|earlier\s+today)"
-)
-CALENDAR = (
-    r"(?:(?:last|this|next|previous|coming|this\s+past)\s+(?:week|month|year)"
-    rf"|{NUM}\s+{UNIT}\s+ago)"
-)
-WEEKEND = r"(?:(?:last|this|next|this\s+past|the|over\s+the|on\s+the|during\s+the)\s+weekend)"
-NAMED_DAY = rf"(?:(?:last|this|next|on|past)\s+{WEEKDAY})"
-NAMED_MONTH = rf"(?:(?:last|this|next)\s+{MONTH})"
-POINT = rf"(?:{DAY_WORD}|{CALENDAR}|{WEEKEND}|{NAMED_DAY}|{NAMED_MONTH}|{DATE}|{WEEKDAY})"
-
-# Order matters: earlier patterns claim their text first.
-_PATTERNS: list[tuple[str, str]] = [
-    ("point", r"\b(?P<a>the\s+day\s+(?:before\s+yesterday|after\s+tomorrow))\b"),
-    # A period counted from a date: "two weeks before August 11, 2023", "the Monday
-    # before July 24", "the weekend after 4 October" ("last" is often said for "the").
-    (
-        "offset",
-        rf"\b(?:(?:the|last|this\s+past)\s+)?(?:(?P<n>{NUM})\s+)?"
-        rf"(?P<u>{UNIT}|weekends?|{WEEKDAY}s?)\s+(?P<dir>before|after)\s+(?P<a>{DATE})\b",
-    ),
-    ("between", rf"\bbetween\s+(?P<a>{POINT})\s+and\s+(?P<b>{POINT})\b"),
-    ("between", rf"\bfrom\s+(?P<a>{POINT})\s+(?:to|until|till|through)\s+(?P<b>{POINT})\b"),
-    ("since", rf"\b(?:since|after|before)\s+(?P<a>{POINT})\b"),
-    (
-        "rolling",
-        rf"\b(?:(?:in|during|over|within|for)\s+)?(?:(?:the\s+(?:last|past|previous))"
-        rf"\s+(?:(?P<n1>{NUM})\s+)?(?P<u1>{UNIT})"
-        rf"|(?:last|past|previous)\s+(?P<n2>{NUM})\s+(?P<u2>{UNIT})"
-        rf"|past\s+(?P<u3>{UNIT}))\b",
-    ),
-    ("point", rf"\b(?:(?:in|on|during|throughout)\s+)?(?P<a>{DAY_WORD}|{CALENDAR})\b"),
-    ("point", rf"\b(?:(?:in|on|during)\s+)?(?P<a>{WEEKEND}|{NAMED_DAY}|{NAMED_MONTH})\b"),
-    ("point", rf"\b(?:in|during|throughout)\s+(?P<a>{DATE})\b"),
-    ("point", rf"\bon\s+(?P<a>{SPECIFIC_DATE})\b"),
-    ("point", rf"\b(?P<a>{SPECIFIC_DATE})\b"),
-]
-_COMPILED = [(kind, re.compile(rx, re.IGNORECASE)) for kind, rx in _PATTERNS]
 # Only a query's first phrases are read: dateparser takes ~1 ms a phrase, and a query of
 # 8,192 characters can hold 700 dates (1.6 s of one core for one request).
 MAX_PHRASES = 8
@@ -244,7 +165,7 @@ def _to_utc(local: datetime | None, zone: ZoneInfo) -> datetime | None:
 def _find(query: str) -> list[tuple[str, re.Match[str]]]:
     taken: list[tuple[int, int]] = []
     found: list[tuple[str, re.Match[str]]] = []
-    for kind, rx in _COMPILED:
+    for kind, rx in COMPILED:
         for match in rx.finditer(query):
             s, e = match.span()
             if any(s < te and ts < e for ts, te in taken):
@@ -382,8 +303,8 @@ def _offset(match: re.Match[str], now: datetime) -> Span | None:
     count = _count(match.group("n"))
     # The latest day before the date that is day ``target`` of the week, or the first
     # after it; "two Mondays before" is a week further.
-    if name == "weekend" or name in _WEEKDAYS:
-        target = 5 if name == "weekend" else _WEEKDAYS.index(name)
+    if name == "weekend" or name in WEEKDAYS:
+        target = 5 if name == "weekend" else WEEKDAYS.index(name)
         length = timedelta(days=2 if name == "weekend" else 1)
         further = timedelta(weeks=count - 1)
         if before:
@@ -401,7 +322,7 @@ def _count(number: str | None) -> int:
     if not number:
         return 1
     number = " ".join(number.lower().split())
-    return int(number) if number.isdigit() else _NUMBER_WORDS.get(number, 1)
+    return int(number) if number.isdigit() else NUMBER_WORDS.get(number, 1)
 
 
 def _point(text: str, now: datetime) -> Span | None:
@@ -416,7 +337,7 @@ def _point(text: str, now: datetime) -> Span | None:
         return day_part
     named = re.fullmatch(rf"(last|this|next)\s+({MONTH})", phrase)
     if named:
-        return _named_month(named.group(1), _MONTHS.index(named.group(2)) + 1, now)
+        return _named_month(named.group(1), MONTHS.index(named.group(2)) + 1, now)
     if re.fullmatch(r"past\s+" + WEEKDAY, phrase):
         phrase = "last " + phrase.split()[1]
     phrase = phrase.removeprefix("on ")
