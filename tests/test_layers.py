@@ -60,7 +60,6 @@ LONG_MODULES = {
     "graphrecall.ml.offline_rules",
     "graphrecall.store.lexical.postings",
     "graphrecall.store.postgres.migrations",
-    "graphrecall.store.sqlite.filter_columns",
     "graphrecall.store.sqlite.migrations.history",
 }
 MAX_FOLDER_MODULES = 24
