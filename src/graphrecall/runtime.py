@@ -37,8 +37,8 @@ from graphrecall.ml.embedder import (
     ModelFile,
 )
 from graphrecall.ml.extraction import Extractor
-from graphrecall.services import memory_writes
-from graphrecall.services.context import Context
+from graphrecall.services.container import Services
+from graphrecall.services.memory_engine import writes as memory_writes
 from graphrecall.store import Store, location, matrix_cache, open_store
 from graphrecall.store.schema import shown
 
@@ -228,7 +228,7 @@ class Runtime:
     store: Store
     models: Models
     worker: Worker
-    context: Context
+    context: Services
     timings: dict[str, float] = field(default_factory=dict)
     _ready: threading.Event = field(default_factory=threading.Event)
     _worker_started: bool = False
@@ -249,7 +249,7 @@ class Runtime:
             if isinstance(model, Warmable):
                 with phase(f"{name} ready", self.timings):
                     model.warm()
-        from graphrecall.services import relative_time
+        from graphrecall.services.get_context import relative_time
 
         with phase("date parser ready", self.timings):
             relative_time.warm_up()
@@ -304,7 +304,7 @@ def build(
             threads=settings.worker_threads,
             lease_seconds=settings.task_lease_seconds,
         )
-        context = Context(
+        context = Services(
             store=store,
             embedder=models.embedder,
             wake_worker=worker.wake,

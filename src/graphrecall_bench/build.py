@@ -37,9 +37,9 @@ import numpy as np
 
 from graphrecall import runtime
 from graphrecall.domain.models import Edge, Episode, Node, Record
-from graphrecall.ingest.degree import degrees
-from graphrecall.ingest.embedding import text_of
-from graphrecall.ingest.indexed_text import facts_text, thread_texts
+from graphrecall.graph_model.degree import degrees
+from graphrecall.graph_model.embedding import text_of
+from graphrecall.graph_model.indexed_text import facts_text, thread_texts
 from graphrecall.ml.embedder import Embedder
 from graphrecall.store import open_store
 from graphrecall.store.base import Store
@@ -337,7 +337,7 @@ def _build(
 
 def _searchable(graph: SyntheticGraph) -> tuple[list[Node], list[Episode]]:
     """The graph's nodes with their degrees and its episodes with their search texts,
-    as the writers of a live graph keep them (ingest/graph_writes.py), computed at once
+    as the writers of a live graph keep them (graph_model/graph_writes.py), computed at once
     from the whole graph."""
     counted = degrees(graph.edges)
     nodes = [n.model_copy(update={"degree": counted[(n.graph_uuid, n.uuid)]}) for n in graph.nodes]

@@ -27,7 +27,7 @@ import numpy as np
 
 from graphrecall import runtime
 from graphrecall.domain.models import Edge, Node
-from graphrecall.ingest.embedding import text_of
+from graphrecall.graph_model.embedding import text_of
 from graphrecall.store import open_store
 from graphrecall_bench.build import (
     BUILT_MARK,

@@ -98,11 +98,12 @@ def ingest_cases(store: Store, cases: Sequence[Case], extractor: Extractor) -> d
     """Every case as a user (its graph) with one thread; every episode added alone, in
     order, then all tasks run. Returns case id -> (graph uuid, episode uuid per item)."""
     from graphrecall.domain.inputs import EpisodeCreate, MessageCreate, MessagesAdd, UserCreate
-    from graphrecall.services import episodes, projects, threads, users
-    from graphrecall.services.context import Context
+    from graphrecall.services.accounts import projects
+    from graphrecall.services.container import Services
+    from graphrecall.services.graph import episodes, threads, users
     from graphrecall_bench.ingest_runs import drain_tasks
 
-    ctx = Context(store=store, embedder=None)
+    ctx = Services(store=store, embedder=None)
     project = projects.get_or_create_project(store)
     placed: dict[str, Any] = {}
     for case in cases:
@@ -341,14 +342,15 @@ def locomo_yield(db: Path, data: Path, samples: int, extractor: Extractor) -> di
     from graphrecall.domain.clock import to_iso
     from graphrecall.domain.inputs import MessageCreate, MessagesAdd, UserCreate
     from graphrecall.library.locomo import load as load_locomo
-    from graphrecall.services import projects, threads, users
-    from graphrecall.services.context import Context
+    from graphrecall.services.accounts import projects
+    from graphrecall.services.container import Services
+    from graphrecall.services.graph import threads, users
     from graphrecall.store import open_store
     from graphrecall_bench.ingest_runs import drain_tasks
 
     store = open_store(db)
     try:
-        ctx = Context(store=store, embedder=None)
+        ctx = Services(store=store, embedder=None)
         project = projects.get_or_create_project(store)
         graphs: list[str] = []
         messages = 0

@@ -201,7 +201,7 @@ def _ours(
     out_dir: Path,
 ) -> search_cases.Measurement:
     from graphrecall.retrieval import engine
-    from graphrecall.services import search
+    from graphrecall.services.graph import search
     from graphrecall.store import open_store
 
     db = working_copy(built, out_dir)

@@ -237,14 +237,15 @@ def ingest_offline(
     queued task run by the worker's code (``drain_tasks``), timed alone. ``debug_log``:
     with the project's debug logging on (ingest/trace.py records every episode)."""
     from graphrecall.domain.inputs import MessageCreate, MessagesAdd, UserCreate
-    from graphrecall.services import debug_logs, projects, threads, users
-    from graphrecall.services.context import Context
+    from graphrecall.services.accounts import projects
+    from graphrecall.services.container import Services
+    from graphrecall.services.graph import debug_logs, threads, users
     from graphrecall.store import open_store
 
     store = open_store(db)
     try:
         embedder, extractor, model_load_s = timed_models()
-        ctx = Context(store=store, embedder=embedder)
+        ctx = Services(store=store, embedder=embedder)
         project = projects.get_or_create_project(store)
         if debug_log:
             debug_logs.enable(ctx, project)

@@ -30,8 +30,8 @@ import numpy as np
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Memory, Space
-from graphrecall.services import projects, spaces
-from graphrecall.services.memory_writes import version_hash
+from graphrecall.services.accounts import projects, spaces
+from graphrecall.services.memory_engine.writes import version_hash
 from graphrecall.store import open_store
 from graphrecall_bench.server import ServerProcess
 

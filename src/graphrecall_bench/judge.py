@@ -197,7 +197,7 @@ def rank(
     """The question's top ``depth`` units under each change (as the episode search service
     ranks: its options and the period a time phrase names, in UTC as a bench user's)."""
     from graphrecall.retrieval import engine
-    from graphrecall.services.search import SearchParams, options, period
+    from graphrecall.services.graph.search import SearchParams, options, period
 
     base = options(SearchParams(query=question.query), "episodes")
     base = dataclasses.replace(base, time_window=period(question.query, lambda: "UTC"))

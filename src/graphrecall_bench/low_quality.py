@@ -53,7 +53,7 @@ def _threshold_kept(scores: list[float]) -> int:
 
 
 def _hits(ctx: Any, project: Any, graph_uuid: str, scope: str, params: Any) -> list[Any]:
-    from graphrecall.services import search
+    from graphrecall.services.graph import search
 
     _, pairs, _ = search.search(
         ctx, project, graph_uuid, scope, params, page_size=PAGE, cursor=None
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from graphrecall.config import load_settings
     from graphrecall.domain.models import Edge, Project
     from graphrecall.retrieval import quality
-    from graphrecall.services import search
+    from graphrecall.services.graph import search
 
     samples = load(Path(args.data), args.samples)
     work = Path(args.workdir or tempfile.mkdtemp(prefix="graphrecall-bench-lowq-"))

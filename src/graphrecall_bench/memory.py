@@ -5,7 +5,7 @@ vocabulary, spread over a few hundred tree paths, with meta and (for half of the
 range, embedded with the bundled model. Then times every mode with the same questions at
 two layers:
 
-- ``service``: ``services.memory_search.search`` in-process (ranking, filters, hydration);
+- ``service``: ``services.memory_engine.search.search`` in-process (ranking, filters, hydration);
 - ``rpc``: JSON-RPC over HTTP to a ``graphrecall serve`` subprocess on loopback (adds
   auth, params validation, the wire shape and JSON) - what the ``me`` client waits for,
   minus its own start-up.
@@ -36,9 +36,10 @@ from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Memory, Space
 from graphrecall.retrieval.memory_filters import TemporalFilter
-from graphrecall.services import memory_search, projects, spaces
-from graphrecall.services.context import Context
-from graphrecall.services.memory_writes import version_hash
+from graphrecall.services.accounts import projects, spaces
+from graphrecall.services.container import Services
+from graphrecall.services.memory_engine import search as memory_search
+from graphrecall.services.memory_engine.writes import version_hash
 from graphrecall.store import open_store
 from graphrecall_bench import vocab
 from graphrecall_bench.build import is_postgres, shown_url, with_schema
@@ -249,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
     results: dict[str, dict[str, Any]] = {}
 
     store = open_store(db)
-    ctx = Context(store=store, embedder=runtime.minilm())
+    ctx = Services(store=store, embedder=runtime.minilm())
     caller = spaces.authenticate(store, API_KEY, SLUG)
 
     def service(p: dict[str, Any]) -> int:

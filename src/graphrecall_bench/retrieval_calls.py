@@ -152,7 +152,7 @@ def engine_rankings(
     from graphrecall import runtime
     from graphrecall.config import load_settings
     from graphrecall.retrieval import engine
-    from graphrecall.services.search import SearchParams, options
+    from graphrecall.services.graph.search import SearchParams, options
     from graphrecall.store import open_store
 
     store: Store = open_store(db)

@@ -191,8 +191,8 @@ def ingest_batch(db: Path, built: Built, count: int, seed: int) -> dict[str, Any
     then process the queued tasks with the real pipeline, timed alone."""
     from graphrecall.domain.inputs import MessageCreate, MessagesAdd
     from graphrecall.domain.models import Edge, Episode, Node, Project
-    from graphrecall.services import threads
-    from graphrecall.services.context import Context
+    from graphrecall.services.container import Services
+    from graphrecall.services.graph import threads
     from graphrecall.store import open_store
     from graphrecall_bench.ingest_runs import drain_tasks, time_breakdown, timed_models
 
@@ -201,7 +201,7 @@ def ingest_batch(db: Path, built: Built, count: int, seed: int) -> dict[str, Any
     store = open_store(db)
     try:
         embedder, extractor, model_load_s = timed_models()
-        ctx = Context(store=store, embedder=embedder)
+        ctx = Services(store=store, embedder=embedder)
         project = store.get(Project, built.graph.project.uuid)
         assert project is not None
         scope = {"graph_uuid": graph_uuid}

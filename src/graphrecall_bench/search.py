@@ -4,7 +4,7 @@ For each size: build (or reuse) the database, derive questions from its facts, t
 every case (scope x reranker, plus a filtered search) at three layers:
 
 - ``engine``: ``retrieval.engine.search`` in-process (the ranking alone);
-- ``service``: ``services.search.search`` in-process (ranking, cursor, hydration);
+- ``service``: ``services.graph.search.search`` in-process (ranking, cursor, hydration);
 - ``sdk``: the real ``zep-cloud`` SDK against a ``graphrecall serve`` subprocess on
   loopback (adds the router's views, JSON, HTTP and the SDK's parsing).
 

@@ -41,7 +41,7 @@ def in_process(
     from graphrecall.config import load_settings
     from graphrecall.domain.models import Project
     from graphrecall.retrieval import engine
-    from graphrecall.services import search
+    from graphrecall.services.graph import search
 
     settings = load_settings(db=str(db))
     embedder = runtime.minilm(settings)
@@ -156,7 +156,7 @@ def params_for(case: Case, q: Query, hub: str) -> Any:
         DateFilters,
         Filters,
     )
-    from graphrecall.services.search import SearchParams
+    from graphrecall.services.graph.search import SearchParams
 
     filters = Filters()
     if case.mentions:

@@ -36,7 +36,7 @@ import httpx
 import numpy as np
 
 from graphrecall.domain import limits
-from graphrecall.services import projects, spaces
+from graphrecall.services.accounts import projects, spaces
 from graphrecall.store import open_store
 from graphrecall_bench.machine import code_version, loadavg, machine
 from graphrecall_bench.server import ServerProcess

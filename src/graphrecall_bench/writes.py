@@ -22,7 +22,7 @@ from typing import Any
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode
-from graphrecall.ingest import graph_writes
+from graphrecall.graph_model import graph_writes
 from graphrecall.store import Store, open_store
 
 TEMPLATES = 2_000  # facts and messages drawn from the graph to copy

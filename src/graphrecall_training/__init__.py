@@ -6,7 +6,7 @@ openly licensed dialogue QA in ``../shared/training`` and exports int8 ONNX file
 Rooms:
 
 - ``data.py``: the training packs (one schema) and the held-out split, by conversation;
-- ``passages.py``: a turn as the text the product embeds (``ingest.indexed_text``);
+- ``passages.py``: a turn as the text the product embeds (``graph_model.indexed_text``);
 - ``mine.py``: positives and hard negatives from the same conversation (BM25, the stock
   model's own mistakes, random turns);
 - ``loop.py``: the training loop both models share (schedule, stops, early stopping);

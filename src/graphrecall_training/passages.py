@@ -1,11 +1,11 @@
 """A turn as the text the product embeds for it: the message with its speaker and day,
-then the start of the message it replies to (``ingest.indexed_text.vector_text``), so a
+then the start of the message it replies to (``graph_model.indexed_text.vector_text``), so a
 model is trained on what it will be asked to read."""
 
 from __future__ import annotations
 
 from graphrecall.domain.models import Episode
-from graphrecall.ingest.indexed_text import vector_text
+from graphrecall.graph_model.indexed_text import vector_text
 from graphrecall_training.data import Pack, Turn
 
 _STAMP = "2000-01-01T00:00:00Z"

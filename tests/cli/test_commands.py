@@ -62,7 +62,7 @@ def test_serve_refuses_a_revoked_environment_key_in_one_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """A GRAPHRECALL_API_KEY revoked with `keys revoke` is not let in again by a restart."""
-    from graphrecall.services import projects
+    from graphrecall.services.accounts import projects
     from graphrecall.store import open_store
 
     chosen = "a key that was revoked"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sqlite3
 
 from graphrecall.domain.models import Edge, Episode
-from graphrecall.ingest.degree import degrees
-from graphrecall.ingest.indexed_text import facts_text, thread_texts
+from graphrecall.graph_model.degree import degrees
+from graphrecall.graph_model.indexed_text import facts_text, thread_texts
 
 Texts = tuple[str | None, str | None, str | None]  # context, facts, replies
 

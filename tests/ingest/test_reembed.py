@@ -15,7 +15,7 @@ import pytest
 from graphrecall import GraphRecall, runtime
 from graphrecall.config import Settings
 from graphrecall.domain.models import Episode
-from graphrecall.ingest.embedding import texts_to_embed
+from graphrecall.graph_model.embedding import texts_to_embed
 from graphrecall.ingest.reembed import reembed
 from graphrecall.ml.embedder import CHAT, EMBEDDER_SETTING, REEMBEDDING, STOCK, MiniLMEmbedder
 from graphrecall.store import open_store

@@ -19,7 +19,8 @@ from graphrecall import runtime
 from graphrecall.config import Settings
 from graphrecall.domain.inputs import MessageCreate, MessagesAdd, UserCreate
 from graphrecall.domain.models import Edge, Episode
-from graphrecall.services import projects, threads, users
+from graphrecall.services.accounts import projects
+from graphrecall.services.graph import threads, users
 from tests import pg_server
 from tests.ingest.test_worker_processes import NAMES, message
 

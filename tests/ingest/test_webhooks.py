@@ -19,7 +19,7 @@ from graphrecall.domain import clock
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Project, WebhookDelivery
 from graphrecall.ingest import webhooks
-from graphrecall.services import projects
+from graphrecall.services.accounts import projects
 from graphrecall.store import Store
 
 

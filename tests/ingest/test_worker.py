@@ -10,14 +10,16 @@ import numpy as np
 
 from graphrecall.domain.inputs import EpisodeCreate, GraphCreate
 from graphrecall.domain.models import Edge, Episode, Graph, Node, Project, Task
+from graphrecall.graph_model.embedding import texts_to_embed
 from graphrecall.ingest.context import IngestContext
-from graphrecall.ingest.embedding import texts_to_embed
 from graphrecall.ingest.worker import claim_run, run_tasks
 from graphrecall.ml.embedder import Matrix
 from graphrecall.ml.extraction import Extraction, ExtractionInput
 from graphrecall.ml.offline_extractor import OfflineExtractor
-from graphrecall.services import episodes, graphs, projects, tasks
-from graphrecall.services.context import Context
+from graphrecall.services import tasks
+from graphrecall.services.accounts import projects
+from graphrecall.services.container import Services
+from graphrecall.services.graph import episodes, graphs
 from graphrecall.store import Store
 
 
@@ -54,7 +56,7 @@ class FailingExtractor:
 
 def add(store: Store, project: Project, graph: Graph, *texts: str) -> Task:
     """One queued task with one episode per text (as one add_messages call makes)."""
-    ctx = Context(store=store, embedder=None)
+    ctx = Services(store=store, embedder=None)
     made = [
         episodes.add_episode(ctx, project, graph.uuid, EpisodeCreate(data=text)) for text in texts
     ]
@@ -67,7 +69,7 @@ def add(store: Store, project: Project, graph: Graph, *texts: str) -> Task:
 
 def make_graph(store: Store, name: str) -> tuple[Project, Graph]:
     project = projects.get_or_create_project(store)
-    ctx = Context(store=store, embedder=None)
+    ctx = Services(store=store, embedder=None)
     return project, graphs.create_graph(ctx, project, GraphCreate(name=name))
 
 

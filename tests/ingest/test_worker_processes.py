@@ -206,7 +206,8 @@ def test_a_killed_workers_tasks_are_taken_over_when_its_lease_expires(
     from graphrecall import runtime
     from graphrecall.config import Settings
     from graphrecall.domain.inputs import MessageCreate, MessagesAdd, UserCreate
-    from graphrecall.services import projects, threads, users
+    from graphrecall.services.accounts import projects
+    from graphrecall.services.graph import threads, users
 
     lease = 4.0
     env = {

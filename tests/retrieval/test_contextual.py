@@ -9,9 +9,9 @@ import sqlite3
 from pathlib import Path
 
 from graphrecall.domain.models import Episode
-from graphrecall.ingest.embedding import previous_messages, texts_to_embed
-from graphrecall.ingest.graph_writes import delete_episodes, insert_episodes, rewrite_episode
-from graphrecall.ingest.indexed_text import vector_text
+from graphrecall.graph_model.embedding import previous_messages, texts_to_embed
+from graphrecall.graph_model.graph_writes import delete_episodes, insert_episodes, rewrite_episode
+from graphrecall.graph_model.indexed_text import vector_text
 from graphrecall.store import Store, open_store
 from graphrecall.store.sqlite.migrations import MIGRATIONS, migrate
 

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from graphrecall.domain.models import Edge, Episode
-from graphrecall.ingest.graph_writes import (
+from graphrecall.graph_model.graph_writes import (
     delete_edges,
     insert_edges,
     insert_episodes,

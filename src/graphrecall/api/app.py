@@ -15,10 +15,10 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 
 from graphrecall import __version__
-from graphrecall.api import docs, errors, memory_engine, openapi, ui, zep_v3
+from graphrecall.api import docs, errors, memory_engine, openapi, ui, zep_v2, zep_v3
 from graphrecall.api.middleware import RequestContext
+from graphrecall.api.zep_v2.reference_routes_v2 import ZEP_V2_ROUTES
 from graphrecall.api.zep_v3.reference_routes import ZEP_V3_ROUTES
-from graphrecall.api.zep_v3.reference_routes_v2 import ZEP_V2_ROUTES
 from graphrecall.api.zep_v4 import (
     batches,
     context,
@@ -163,9 +163,9 @@ def create_app(
         app.include_router(router, prefix=zep_v3.PREFIX, include_in_schema=False)
     _add_unbuilt_routes(app, zep_v3.PREFIX, zep_v3.ROUTERS, ZEP_V3_ROUTES, "Zep v3")
     # -- Zep Cloud v2 / CE 2.x (sessions, memory) under the same prefix, on the same users --
-    for router in zep_v3.V2_ROUTERS:
+    for router in zep_v2.ROUTERS:
         app.include_router(router, prefix=zep_v3.PREFIX, include_in_schema=False)
-    _add_unbuilt_routes(app, zep_v3.PREFIX, zep_v3.V2_ROUTERS, ZEP_V2_ROUTES, "Zep Cloud v2")
+    _add_unbuilt_routes(app, zep_v3.PREFIX, zep_v2.ROUTERS, ZEP_V2_ROUTES, "Zep Cloud v2")
     docs.install(app)
     ui.install(app)
     app.add_middleware(RequestContext, body_timeout=rt.settings.http_body_timeout)

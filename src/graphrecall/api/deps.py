@@ -6,15 +6,15 @@ from fastapi import Header, Request
 from fastapi.concurrency import run_in_threadpool
 
 from graphrecall.domain.models import Project
-from graphrecall.services.context import Context
+from graphrecall.services.container import Services
 
 
-def get_ctx(request: Request) -> Context:
-    ctx: Context = request.app.state.ctx
+def get_ctx(request: Request) -> Services:
+    ctx: Services = request.app.state.ctx
     return ctx
 
 
-async def ctx_dependency(request: Request) -> Context:
+async def ctx_dependency(request: Request) -> Services:
     """``get_ctx`` as a dependency. It blocks on nothing, so it runs on the event loop:
     a sync dependency costs each request a round trip through the thread pool."""
     return get_ctx(request)

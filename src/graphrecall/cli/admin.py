@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from graphrecall.cli.options import open_store
-from graphrecall.services import projects
+from graphrecall.services.accounts import projects
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
@@ -65,7 +65,7 @@ def cmd_webhooks(args: argparse.Namespace) -> int:
 
 
 def cmd_spaces(args: argparse.Namespace) -> int:
-    from graphrecall.services import spaces
+    from graphrecall.services.accounts import spaces
 
     store = open_store(args)
     try:

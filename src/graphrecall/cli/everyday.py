@@ -180,7 +180,7 @@ def _add_with_progress(steps: Any) -> Any:
                 f" {done.episodes} episode(s), {done.present} already there",
             )
     if done is None:
-        from graphrecall.library.transfer import Imported
+        from graphrecall.library.importers.records import Imported
 
         done = Imported()
     return done

@@ -15,7 +15,7 @@ from typing import Any
 from graphrecall.cli.options import settings as settings_of
 from graphrecall.config import Settings, env_name
 from graphrecall.runtime import StartupError, open_database
-from graphrecall.services import projects
+from graphrecall.services.accounts import projects
 from graphrecall.store import Store
 from graphrecall.store.schema import shown
 
@@ -59,7 +59,7 @@ def _first_key(store: Store, settings: Settings) -> None:
         key = projects.create_key(store, projects.get_or_create_project(store), name="first")
         print(f"Created the first API key (shown once, keep it):\n\n  {key}\n", flush=True)
     if settings.space:
-        from graphrecall.services import spaces
+        from graphrecall.services.accounts import spaces
 
         spaces.ensure_space(store, settings.space)
 

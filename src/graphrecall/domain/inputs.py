@@ -303,7 +303,7 @@ class BatchCreate(Input):
 
 class BatchItemInput(Input):
     """One item of ``add_items``. Which fields a kind needs is checked by the service
-    (services/batches.py), which names the item's field in the error."""
+    (services/graph/batches.py), which names the item's field in the error."""
 
     type: Literal["graph_episode", "thread_message"]
     data: Annotated[str | None, Field(min_length=1, max_length=limits.MAX_EPISODE_CHARS)] = None

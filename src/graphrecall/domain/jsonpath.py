@@ -31,10 +31,29 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
 from graphrecall.domain import safe_regex
 from graphrecall.domain.errors import BadRequest
+from graphrecall.domain.jsonpath_ast import (
+    AndExpr,
+    AnyKey,
+    BoolPath,
+    CmpOp,
+    Compare,
+    Exists,
+    Expr,
+    Index,
+    Key,
+    LikeRegex,
+    Lit,
+    NotExpr,
+    Operand,
+    OrExpr,
+    Path,
+    StartsWith,
+    Step,
+)
 
 MAX_CHARS = 2000
 MAX_DEPTH = 32
@@ -44,89 +63,6 @@ PARAM = "metaPredicate"
 class JsonPathError(BadRequest):
     """The expression is outside the supported subset (or malformed)."""
 
-
-# -- AST -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Key:
-    name: str
-
-
-@dataclass(frozen=True)
-class AnyKey:
-    pass
-
-
-@dataclass(frozen=True)
-class Index:
-    index: int | None  # None: [*]
-
-
-Step = Key | AnyKey | Index
-
-
-@dataclass(frozen=True)
-class Path:
-    steps: tuple[Step, ...]
-
-
-@dataclass(frozen=True)
-class Lit:
-    value: Any
-
-
-Operand = Path | Lit
-CmpOp = Literal["==", "!=", "<", "<=", ">", ">="]
-
-
-@dataclass(frozen=True)
-class Compare:
-    op: CmpOp
-    left: Operand
-    right: Operand
-
-
-@dataclass(frozen=True)
-class Exists:
-    path: Path
-
-
-@dataclass(frozen=True)
-class LikeRegex:
-    path: Path
-    pattern: safe_regex.Matcher
-
-
-@dataclass(frozen=True)
-class StartsWith:
-    path: Path
-    prefix: str
-
-
-@dataclass(frozen=True)
-class BoolPath:
-    """A bare path at the top level: its single item, when that is a boolean."""
-
-    path: Path
-
-
-@dataclass(frozen=True)
-class AndExpr:
-    items: tuple[Expr, ...]
-
-
-@dataclass(frozen=True)
-class OrExpr:
-    items: tuple[Expr, ...]
-
-
-@dataclass(frozen=True)
-class NotExpr:
-    item: Expr
-
-
-Expr = Compare | Exists | LikeRegex | StartsWith | BoolPath | AndExpr | OrExpr | NotExpr
 
 # -- tokens --------------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # Fields derived from other records (what the record is searched or sorted by), kept
-    # right by the writers of those records (ingest/graph_writes.py). A record update
+    # right by the writers of those records (graph_model/graph_writes.py). A record update
     # leaves them alone, so a copy read before they moved cannot write back stale values.
     derived_fields: ClassVar[frozenset[str]] = frozenset()
 
@@ -97,7 +97,7 @@ class Episode(Record):
     document_id: str | None = None
     thread_uuid: str | None = None
     processed: bool = False
-    # What the episode is also found by (ingest/indexed_text.py): the start of the
+    # What the episode is also found by (graph_model/indexed_text.py): the start of the
     # messages before it in its thread, the facts extracted from it, the start of its reply.
     search_context: str | None = None
     search_facts: str | None = None
@@ -117,7 +117,7 @@ class Node(Record):
     metadata: Json | None = None
     created_at: str
     updated_at: str
-    # The live (unexpired) edges of its graph touching it, each end counted (ingest/degree.py).
+    # The live (unexpired) edges of its graph touching it, each end counted (graph_model/degree.py).
     degree: int = 0
 
     derived_fields: ClassVar[frozenset[str]] = frozenset({"degree"})
@@ -142,7 +142,7 @@ class Edge(Record):
 
 
 class Hyperedge(Record):
-    """A hyperedge's identity (services/hyperedges.py); its fact, timestamps and nodes are
+    """A hyperedge's identity (services/graph/hyperedges.py); its fact, timestamps and nodes are
     on its member edges (``Edge.hyperedge_uuid``). Kept while it has a member."""
 
     graph_uuid: str
@@ -305,7 +305,7 @@ BatchItemType = Literal["graph_episode", "thread_message"]
 
 
 class Batch(Record):
-    """A bulk ingestion job of a project (services/batches.py): items are appended while
+    """A bulk ingestion job of a project (services/graph/batches.py): items are appended while
     it is a draft, then processed in the background at a lower priority than live work."""
 
     project_uuid: str
@@ -349,7 +349,7 @@ class SummaryInstructions(Record):
 
 
 class UserGroup(Record):
-    """A named set of a project's users (services/user_groups.py): a security grouping in
+    """A named set of a project's users (services/graph/user_groups.py): a security grouping in
     Zep, not a data container. ``version`` counts its updates (optimistic concurrency)."""
 
     project_uuid: str

@@ -1,7 +1,7 @@
 """Batches in the background: turning a batch's items into episodes and tasks, and
 knowing how far the batch has come.
 
-Processing a batch (services/batches.py) queues one background task, ``batch.enqueue``;
+Processing a batch (services/graph/batches.py) queues one background task, ``batch.enqueue``;
 its handler, ``enqueue_items``, reads the items in order and, a page at a time in one
 transaction each, inserts each item's episode (with the uuid the item was given) and
 queues the episode tasks that ingest them: background priority, each a run of consecutive
@@ -33,7 +33,8 @@ from graphrecall.domain.models import (
     PageRequest,
     Task,
 )
-from graphrecall.ingest import graph_writes, webhooks
+from graphrecall.graph_model import graph_writes
+from graphrecall.ingest import webhooks
 from graphrecall.ingest.context import IngestContext
 from graphrecall.store.base import Store
 

@@ -1,4 +1,4 @@
-"""Copying a graph into a new one (the ``graph.clone`` task; services/graphs.clone_graph
+"""Copying a graph into a new one (the ``graph.clone`` task; services/graph/graphs.clone_graph
 creates the empty target and queues it).
 
 Every record of the source graph (nodes, edges, episodes, observations, thread

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from graphrecall.domain.models import Memory, Task
+from graphrecall.graph_model.embedding import embed_records
 from graphrecall.ingest.context import IngestContext
-from graphrecall.ingest.embedding import embed_records
 
 
 def process_memories(ctx: IngestContext, task: Task) -> dict[str, Any]:

@@ -6,92 +6,42 @@ Extraction and embedding (the slow, CPU-bound steps) run outside any transaction
 episode's writes and its ``processed`` flag then commit in one transaction, so after a
 crash an episode is either fully applied or still unprocessed and is redone when its task
 is retried. Already-processed episodes are skipped, which makes a retried task idempotent.
+
+This module orchestrates a run; how an episode is read for the extractor is
+``reading.py``, the ontology's part ``ontology.py``, and one episode's writes
+``apply.py``.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphrecall.domain import clock
-from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import (
     Edge,
     Episode,
     Graph,
     Node,
     Observation,
-    Ontology,
     Project,
     Record,
     Task,
     ThreadSummary,
-    User,
 )
-from graphrecall.ingest import (
-    derive,
-    documents,
-    graph_writes,
-    speakers,
-    temporal,
-    trace,
-    webhooks,
-)
+from graphrecall.graph_model.embedding import embed_records, episode_vector_texts, text_of
+from graphrecall.ingest import trace, webhooks
+from graphrecall.ingest.apply import Applying, Outcome, Run, apply
 from graphrecall.ingest.context import IngestContext
-from graphrecall.ingest.embedding import embed_records, episode_vector_texts, text_of
-from graphrecall.ingest.resolution import (
-    EntityResolver,
-    find_restatement,
-    resolve_contradictions,
-)
+from graphrecall.ingest.ontology import effective_ontology
+from graphrecall.ingest.reading import extraction_input, merged, turns, user_of_graph
+from graphrecall.ingest.resolution import EntityResolver
 from graphrecall.ml import json_facts
 from graphrecall.ml.embedder import EmbedderUnavailable
-from graphrecall.ml.extraction import (
-    MAX_NAME_CHARS,
-    EdgeType,
-    EntityType,
-    ExtractedFact,
-    Extraction,
-    ExtractionInput,
-    bounded,
-)
+from graphrecall.ml.extraction import Extraction, ExtractionInput, bounded
 
 log = logging.getLogger(__name__)
-_RELATION = re.compile(r"[^A-Z0-9]+")
-
-
-@dataclass
-class Outcome:
-    nodes_created: int = 0
-    edges_created: int = 0
-    edges_merged: int = 0
-    edges_invalidated: int = 0
-    dirty: dict[type[Record], dict[str, Record]] = field(default_factory=dict)
-    fresh: list[Edge] = field(default_factory=list)  # edges inserted (this episode)
-
-    def touch(self, record: Record) -> None:
-        self.dirty.setdefault(type(record), {})[record.uuid] = record
-
-    def add(self, other: Outcome) -> None:
-        """Fold in a later episode's outcome (its copies of records are the newer ones)."""
-        self.nodes_created += other.nodes_created
-        self.edges_created += other.edges_created
-        self.edges_merged += other.edges_merged
-        self.edges_invalidated += other.edges_invalidated
-        for kind, records in other.dirty.items():
-            self.dirty.setdefault(kind, {}).update(records)
-
-
-def effective_ontology(ctx: IngestContext, graph: Graph) -> dict[str, Any]:
-    own = ctx.store.get(Ontology, graph.uuid, {"project_uuid": graph.project_uuid})
-    if own is not None and not own.data.get("inherited"):
-        return own.data
-    project = ctx.store.get(Ontology, graph.project_uuid, {"project_uuid": graph.project_uuid})
-    return project.data if project is not None else {}
 
 
 def process_episodes(ctx: IngestContext, task: Task) -> dict[str, Any]:
@@ -140,7 +90,7 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
         ]
         batches.append(_Batch(task, found, len(episodes)))
         episodes.extend(found)
-    user_node, user = _user_node(ctx, graph)
+    user_node, user = user_of_graph(ctx, graph)
     ontology = effective_ontology(ctx, graph)
     project = store.get(Project, graph.project_uuid)
     tz = (
@@ -148,8 +98,8 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
         or graph.time_zone
         or (project.default_time_zone if project else None)
     )
-    inputs = [_input(e, graph, user, user_node, ontology) for e in episodes]
-    read_as = [_turns(e, item, user, user_node) for e, item in zip(episodes, inputs, strict=True)]
+    inputs = [extraction_input(e, graph, user, user_node, ontology) for e in episodes]
+    read_as = [turns(e, item, user, user_node) for e, item in zip(episodes, inputs, strict=True)]
     parts = [p for p, _ in read_as]
     voices = [who for _, who in read_as]
     # Debug logging on: what is done with each episode is recorded (ingest/trace.py).
@@ -183,7 +133,7 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
             if why:
                 failed[i] = why[0]
                 continue
-            extractions[i] = _merged([r for r in mine if not isinstance(r, str)])
+            extractions[i] = merged([r for r in mine if not isinstance(r, str)])
             if recorders:
                 how = type(ctx.extractor).__name__
                 if len(parts[i]) > 1 or parts[i][0] is not inputs[i]:
@@ -213,16 +163,15 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
     try:
         for batch in batches:
             strict = bool(batch.task.payload.get("strict_ontology"))
-            commit = _Commit(
-                ctx, graph, resolver, ontology, strict, tz, hook, vectors, episode_texts, unembedded
-            )
+            run = Run(ctx, graph, resolver, ontology, strict, tz)
+            commit = _Commit(run, hook, vectors, episode_texts, unembedded)
             for i, episode in enumerate(batch.episodes, start=batch.first):
                 if i in failed:
                     batch.failed.append({"uuid": episode.uuid, "error": failed[i]})
                     continue
                 rec = recorders[i] if recorders else None
                 try:
-                    outcome = commit.episode(episode, inputs[i], voices[i], extractions.get(i), rec)
+                    outcome = commit.episode(episode, voices[i], extractions.get(i), rec)
                 except Exception as exc:
                     if extractions.get(i) is None:
                         raise
@@ -232,7 +181,7 @@ def process_run(ctx: IngestContext, tasks: list[Task]) -> list[dict[str, Any]]:
                     log.exception("episode %s: applying its extraction failed", episode.uuid)
                     resolver.forget()
                     # Its debug log (when on) was written with the error by failure_logged.
-                    outcome = commit.episode(episode, inputs[i], voices[i], None, None)
+                    outcome = commit.episode(episode, voices[i], None, None)
                     batch.unextracted.append(
                         {"uuid": episode.uuid, "error": f"{type(exc).__name__}: {exc}"[:500]}
                     )
@@ -276,12 +225,7 @@ def _extract(ctx: IngestContext, items: list[ExtractionInput]) -> list[Extractio
 class _Commit:
     """What one run's episodes are committed with."""
 
-    ctx: IngestContext
-    graph: Graph
-    resolver: EntityResolver
-    ontology: dict[str, Any]
-    strict: bool
-    tz: str | None
+    run: Run
     hook: dict[str, Any] | None
     vectors: Vectors
     episode_texts: Mapping[str, str]
@@ -290,14 +234,13 @@ class _Commit:
     def episode(
         self,
         episode: Episode,
-        item: ExtractionInput,
         voices: dict[str, bool],
         extraction: Extraction | None,
         rec: trace.Recorder | None,
     ) -> Outcome:
         """Apply ``extraction`` to ``episode`` and mark it processed, in one transaction.
         Its outcome is counted only once committed: a failed episode leaves no trace."""
-        ctx, graph, store = self.ctx, self.graph, self.ctx.store
+        ctx, graph, store = self.run.ctx, self.run.graph, self.run.ctx.store
         outcome = Outcome()
         with trace.failure_logged(store, graph.uuid, rec), store.transaction():
             current = store.get(Episode, episode.uuid, {"graph_uuid": graph.uuid})
@@ -306,20 +249,7 @@ class _Commit:
                 # lease ran out (or deleted): applying it again would double it.
                 return outcome
             if extraction is not None:
-                _apply(
-                    ctx,
-                    graph,
-                    episode,
-                    item,
-                    voices,
-                    extraction,
-                    self.resolver,
-                    self.ontology,
-                    self.strict,
-                    outcome,
-                    self.tz,
-                    rec,
-                )
+                apply(self.run, Applying(episode, extraction, voices, outcome, rec))
             _store_vectors(ctx, self.vectors, [episode], {}, self.episode_texts)
             _store_vectors(ctx, self.vectors, outcome.fresh, self.unembedded)
             store.update(episode.model_copy(update={"processed": True}))
@@ -401,361 +331,3 @@ def _observation_vectors(ctx: IngestContext, observations: list[Any]) -> None:
         ctx.store.set_embeddings(Observation, graph_uuid, shared)
     done = {u for u, _ in shared}
     embed_records(ctx.store, ctx.embedder, [o for o in observations if o.uuid not in done])
-
-
-def _user_node(ctx: IngestContext, graph: Graph) -> tuple[Node | None, User | None]:
-    if graph.type != "user" or graph.user_uuid is None:
-        return None, None
-    user = ctx.store.get(User, graph.user_uuid, {"project_uuid": graph.project_uuid})
-    if user is None:
-        return None, None
-    return ctx.store.get(Node, user.node_uuid, {"graph_uuid": graph.uuid}), user
-
-
-def speaker_of(
-    episode: Episode, user: User | None, user_node: Node | None
-) -> tuple[str | None, bool]:
-    """(speaker name, whether the speaker is the graph's user)."""
-    if episode.source != "message":
-        return None, False
-    name = episode.role_name
-    if episode.role == "user" and user_node is not None:
-        if not name:
-            return user_node.name, True
-        known = {user_node.name.casefold()}
-        if user is not None:
-            known |= {x.casefold() for x in (user.first_name, user.user_id) if x}
-        if name.casefold() in known or name.split()[0].casefold() in known:
-            return user_node.name, True
-    if name:
-        return name, False
-    return (episode.role or "speaker").capitalize(), False
-
-
-def _input(
-    episode: Episode,
-    graph: Graph,
-    user: User | None,
-    user_node: Node | None,
-    ontology: dict[str, Any],
-) -> ExtractionInput:
-    speaker, _ = speaker_of(episode, user, user_node)
-    if speaker is not None and len(speaker) > MAX_NAME_CHARS:
-        # Stored before names were capped: the speaker is still a name the extraction
-        # can keep (bounded() would drop every fact about it).
-        log.info("episode %s: speaker name cut to %d characters", episode.uuid, MAX_NAME_CHARS)
-        speaker = speaker[:MAX_NAME_CHARS].rstrip()
-    text = episode.content
-    if episode.source == "json":
-        text = json_to_text(episode.content)
-    return ExtractionInput(
-        text=text,
-        speaker=speaker,
-        speaker_label="Person" if episode.role in ("user", None) else "Assistant",
-        reference_time=episode.reference_time,
-        entity_types=[EntityType(**t) for t in _types(ontology, "entity_types")],
-        edge_types=[EdgeType(**t) for t in _types(ontology, "edge_types")],
-    )
-
-
-def _turns(
-    episode: Episode, item: ExtractionInput, user: User | None, user_node: Node | None
-) -> tuple[list[ExtractionInput], dict[str, bool]]:
-    """What the extractor reads of an episode, and its speakers (name -> whether the
-    speaker is the graph's user). A text written as a chat ("Bob: I moved to Berlin",
-    "[Bob] ...", or a log of such lines: ``ingest/speakers.py``) is read as its speakers'
-    messages, one extraction input per turn; a message that repeats its own speaker's
-    name as a prefix is read without it."""
-    if episode.source == "message":
-        is_user = user_node is not None and item.speaker == user_node.name
-        text = speakers.strip_own_prefix(item.text, episode.role_name or item.speaker)
-        own = item if text == item.text else item.model_copy(update={"text": text})
-        return [own], ({item.speaker: is_user} if item.speaker else {})
-    found = speakers.turns(item.text) if episode.source == "text" else None
-    if not found:
-        return [item], {}
-    out: list[ExtractionInput] = []
-    who: dict[str, bool] = {}
-    for turn in found:
-        name, is_user = turn.speaker, False
-        if turn.role == "assistant":
-            label = "Assistant"
-        else:
-            label = "Person"
-            if user_node is not None and _names_user(turn.speaker, user, user_node):
-                name, is_user = user_node.name, True
-        if label == "Person":
-            who[name] = is_user
-        out.append(
-            item.model_copy(update={"text": turn.text, "speaker": name, "speaker_label": label})
-        )
-    return out, who
-
-
-def _names_user(name: str, user: User | None, user_node: Node) -> bool:
-    """ "Alice", "alice-42" or "User" written as the speaker of a user's graph's text."""
-    known = {user_node.name.casefold(), *speakers.USERS}
-    if user is not None:
-        known |= {x.casefold() for x in (user.first_name, user.user_id) if x}
-    return name.casefold() in known or name.split()[0].casefold() in known
-
-
-def _merged(results: list[Extraction]) -> Extraction:
-    """The extractions of one episode's turns as one (each entity once, by name)."""
-    if len(results) == 1:
-        return results[0]
-    entities: dict[str, Any] = {}
-    facts = []
-    for result in results:
-        for entity in result.entities:
-            known = entities.setdefault(entity.name.casefold(), entity)
-            if known.label is None and entity.label:
-                known.label = entity.label
-        facts.extend(result.facts)
-    return Extraction(entities=list(entities.values()), facts=facts)
-
-
-def _types(ontology: dict[str, Any], key: str) -> list[dict[str, str]]:
-    return [
-        {"name": str(t.get("name", "")), "description": str(t.get("description") or "")}
-        for t in ontology.get(key) or []
-        if t.get("name")
-    ]
-
-
-def json_to_text(content: str) -> str:
-    """A JSON document as sentences ("price: 30.") so text extraction can read it."""
-    try:
-        data = json.loads(content)
-    except ValueError:
-        return content
-    lines: list[str] = []
-
-    def walk(value: Any, path: str) -> None:
-        if isinstance(value, dict):
-            for key, item in value.items():
-                walk(item, f"{path} {key}".strip())
-        elif isinstance(value, list):
-            for item in value:
-                walk(item, path)
-        else:
-            lines.append(f"{path}: {value}.")
-
-    walk(data, "")
-    return " ".join(lines)[:5000]
-
-
-def map_label(label: str | None, ontology: dict[str, Any], strict: bool) -> tuple[bool, list[str]]:
-    """Map an extracted label onto the ontology's entity types: (keep?, labels)."""
-    types = _types(ontology, "entity_types")
-    if not types:
-        return True, [label] if label else []
-    for t in types:
-        if label and t["name"].casefold() == label.casefold():
-            return True, [t["name"]]
-    for t in types:
-        if label and re.search(rf"\b{re.escape(label)}\b", t["description"], re.I):
-            return True, [t["name"]]
-    return (not strict), ([label] if label and not strict else [])
-
-
-def map_relation(relation: str, ontology: dict[str, Any], strict: bool) -> str | None:
-    types = [t["name"] for t in _types(ontology, "edge_types")]
-    if not types:
-        return relation
-    words = set(relation.split("_"))
-    for name in types:
-        if name.upper() == relation:
-            return name
-    for name in types:
-        if set(name.upper().split("_")) <= words | {"IS", "HAS"}:
-            return name
-    return None if strict else relation
-
-
-SUMMARY_FIELDS = ("summary", "updated_at")  # what derive.summarised changes
-
-
-def _apply(
-    ctx: IngestContext,
-    graph: Graph,
-    episode: Episode,
-    item: ExtractionInput,
-    voices: dict[str, bool],
-    extraction: Extraction,
-    resolver: EntityResolver,
-    ontology: dict[str, Any],
-    strict: bool,
-    outcome: Outcome,
-    tz: str | None,
-    rec: trace.Recorder | None = None,
-) -> None:
-    store = ctx.store
-    nodes: dict[str, Node] = {}
-    for entity in extraction.entities:
-        keep, labels = map_label(entity.label, ontology, strict)
-        is_speaker = entity.name in voices
-        speaker_is_user = voices.get(entity.name, False)
-        if not keep and not is_speaker:
-            if rec is not None:
-                rec.entity_dropped(entity.name, entity.label, "not a type of the ontology (strict)")
-            continue
-        known = len(resolver.created)  # nodes it had made before this entity
-        node = resolver.resolve(entity.name, labels, is_speaker_user=is_speaker and speaker_is_user)
-        nodes[entity.name.casefold()] = node
-        if rec is not None:
-            new = any(n.uuid == node.uuid for n in resolver.created[known:])
-            rec.entity_resolved(entity.name, node, new, node is resolver.user_node)
-    created = [
-        n for n in resolver.created if store.get(Node, n.uuid, {"graph_uuid": n.graph_uuid}) is None
-    ]
-    if created:
-        created = graph_writes.insert_nodes(store, created)
-        outcome.nodes_created += len(created)
-        for node in created:
-            outcome.touch(node)
-    resolver.created.clear()
-    if nodes:
-        for node in {n.uuid: n for n in nodes.values()}.values():
-            store.link_episodes(Node, graph.uuid, node.uuid, [episode.uuid])
-    new_facts: list[Edge] = []
-    touched: dict[str, None] = {}  # the facts' ends, read once after the facts are written
-    seen: set[tuple[str, str, str]] = set()
-    for fact in extraction.facts:
-        edge = _edge(ctx, graph, episode, fact, nodes, resolver, ontology, strict, outcome, tz, rec)
-        if edge is None:
-            continue
-        # One statement is one fact: a second reading of a clause (same source, same
-        # text) or the same triple again is not a second edge of this episode.
-        keys = [
-            (edge.source_node_uuid, edge.name, edge.target_node_uuid),
-            (edge.source_node_uuid, "", " ".join(edge.fact.casefold().split())),
-        ]
-        if any(k in seen for k in keys):
-            if rec is not None:
-                rec.fact_dropped(fact, "a second reading of a statement already taken")
-            continue
-        seen.update(keys)
-        restated = find_restatement(
-            store, graph.uuid, edge, explicit_date=edge.valid_at != episode.reference_time
-        )
-        if restated is not None:
-            store.link_episodes(Edge, graph.uuid, restated.uuid, [episode.uuid])
-            if restated.valid_at is None and edge.valid_at is not None:
-                restated = restated.model_copy(update={"valid_at": edge.valid_at})
-                store.update(restated)
-            outcome.edges_merged += 1
-            final = restated
-            changed: list[tuple[Edge, str]] = []
-            notes = []
-        else:
-            resolved = resolve_contradictions(
-                store, episode, edge, target=fact.target, past=fact.past, also=fact.also
-            )
-            edge, changed, notes = resolved.edge, resolved.retired, resolved.notes
-            graph_writes.insert_edges(store, [edge])
-            store.link_episodes(Edge, graph.uuid, edge.uuid, [episode.uuid])
-            outcome.edges_created += 1
-            outcome.edges_invalidated += len(changed)
-            outcome.touch(edge)
-            outcome.fresh.append(edge)
-            final = edge
-        if rec is not None:
-            rec.fact_resolved(
-                fact,
-                final,
-                merged=restated is not None,
-                invalidated=changed,
-                times=trace.times_explained(fact, final, episode),
-                notes=notes,
-            )
-        new_facts.append(final)
-        touched.update(dict.fromkeys((final.source_node_uuid, final.target_node_uuid)))
-        if restated is None:  # a new edge (a fresh uuid): linked to this episode only
-            supporting = [episode.uuid]
-        else:
-            supporting = store.episodes_of(Edge, final.graph_uuid, [final.uuid])[final.uuid][0]
-        observation = derive.observe(store, final, supporting)
-        if observation is not None:
-            outcome.touch(observation)
-    if new_facts:  # the episode is also found by the facts linked to it
-        graph_writes.refresh_facts(store, graph.uuid, [episode.uuid])
-    scope = {"graph_uuid": graph.uuid, "uuid": [*touched]}
-    found = {n.uuid: n for n in store.find(Node, scope)} if touched else {}
-    current = [found[u] for u in touched if u in found]
-    summarised = derive.summaries(store, current)
-    # Written together: one batch instead of a read and a write per node.
-    rewritten = [u for u, n in zip(summarised, current, strict=True) if u is not n]
-    store.update_many(rewritten, SUMMARY_FIELDS)
-    for node, updated in zip(current, summarised, strict=True):
-        if updated is not node:
-            resolver.refresh(updated)
-            if text_of(updated) != text_of(node):  # re-embed only when its text changed
-                outcome.touch(updated)
-    summary = derive.thread_summary(store, episode, new_facts, list(voices))
-    if summary is not None:
-        outcome.touch(summary)
-    documents.summarise(store, episode, new_facts)
-
-
-def _edge(
-    ctx: IngestContext,
-    graph: Graph,
-    episode: Episode,
-    fact: ExtractedFact,
-    nodes: dict[str, Node],
-    resolver: EntityResolver,
-    ontology: dict[str, Any],
-    strict: bool,
-    outcome: Outcome,
-    tz: str | None,
-    rec: trace.Recorder | None = None,
-) -> Edge | None:
-    relation = _RELATION.sub("_", fact.relation.upper()).strip("_") or "RELATES_TO"
-    mapped = map_relation(relation, ontology, strict)
-    if mapped is None:
-        if rec is not None:
-            rec.fact_dropped(fact, f"{relation} is not an edge type of the ontology (strict)")
-        return None
-    ends = []
-    for name in (fact.source, fact.target):
-        node = nodes.get(name.casefold())
-        if node is None:
-            if strict and _types(ontology, "entity_types"):
-                if rec is not None:
-                    rec.fact_dropped(fact, f"{name!r} is not an entity of the ontology (strict)")
-                return None
-            node = resolver.resolve(name, [])
-            if rec is not None:  # an end the extractor did not list as an entity
-                new = any(n.uuid == node.uuid for n in resolver.created)
-                rec.entity_resolved(name, node, new, node is resolver.user_node)
-            if resolver.created:
-                resolver.created = graph_writes.insert_nodes(ctx.store, resolver.created)
-                outcome.nodes_created += len(resolver.created)
-                for created in resolver.created:
-                    outcome.touch(created)
-                resolver.created.clear()
-            ctx.store.link_episodes(Node, graph.uuid, node.uuid, [episode.uuid])
-            nodes[name.casefold()] = node
-        ends.append(node)
-    source, target = ends
-    if source.uuid == target.uuid:
-        if rec is not None:
-            rec.fact_dropped(fact, f"both ends are the node {source.name!r}")
-        return None
-    stamp = clock.now()
-    valid = temporal.resolve(fact.valid_at, episode.reference_time, tz) or episode.reference_time
-    invalid = temporal.resolve(fact.invalid_at, episode.reference_time, tz)
-    return Edge(
-        uuid=new_id(),
-        graph_uuid=graph.uuid,
-        name=mapped,
-        fact=fact.fact,
-        source_node_uuid=source.uuid,
-        target_node_uuid=target.uuid,
-        created_at=stamp,
-        updated_at=stamp,
-        valid_at=valid,
-        invalid_at=invalid,
-        expired_at=stamp if invalid is not None and invalid <= episode.reference_time else None,
-    )

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from graphrecall.domain.models import Graph, Space
 from graphrecall.domain.scopes import SCOPES
-from graphrecall.ingest.embedding import embed_records
+from graphrecall.graph_model.embedding import embed_records
 from graphrecall.ml.embedder import (
     EMBEDDER_SETTING,
     REEMBEDDING,

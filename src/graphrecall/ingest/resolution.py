@@ -25,7 +25,8 @@ from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode, Node
 from graphrecall.domain.predicates import HasAnyLabel
-from graphrecall.ingest import graph_writes, single_valued
+from graphrecall.graph_model import graph_writes
+from graphrecall.ingest import single_valued
 from graphrecall.store.base import Store
 
 _THE = re.compile(r"^the\s+", re.I)

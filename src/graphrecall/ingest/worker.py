@@ -34,9 +34,9 @@ from typing import Any
 
 from graphrecall.domain import clock
 from graphrecall.domain.models import Edge, Node, Record, Task
+from graphrecall.graph_model.embedding import embed_records
 from graphrecall.ingest import batches, clone, webhooks
 from graphrecall.ingest.context import IngestContext
-from graphrecall.ingest.embedding import embed_records
 from graphrecall.ingest.memories import process_memories
 from graphrecall.ingest.pipeline import process_episodes, process_run
 from graphrecall.store.base import Store

@@ -13,12 +13,12 @@ from graphrecall.domain.models import Edge, Graph, Node
 from graphrecall.library.calls import OMIT, FilteredListArgs, ListArgs, Pager, body, listing
 from graphrecall.library.graph_search import GraphSearch
 from graphrecall.library.session import Part, Session
-from graphrecall.services import edges as edge_service
-from graphrecall.services import episodes as episode_service
-from graphrecall.services import graphs as graph_service
-from graphrecall.services import nodes as node_service
-from graphrecall.services import ontology as ontology_service
-from graphrecall.services.ontology import OntologyIn
+from graphrecall.services.graph import edges as edge_service
+from graphrecall.services.graph import episodes as episode_service
+from graphrecall.services.graph import graphs as graph_service
+from graphrecall.services.graph import nodes as node_service
+from graphrecall.services.graph import ontology as ontology_service
+from graphrecall.services.graph.ontology import OntologyIn
 from graphrecall.wire.zep_v4 import answers, bodies, wire
 from graphrecall.wire.zep_v4 import paging as rules
 from graphrecall.wire.zep_v4.context import GraphContextBody, GraphContextResponse

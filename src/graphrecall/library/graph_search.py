@@ -9,8 +9,8 @@ from typing import Any, TypedDict, Unpack
 
 from graphrecall.library.calls import Pager, body, checked_size, pages
 from graphrecall.library.session import Part
-from graphrecall.services import search as search_service
-from graphrecall.services.search import SEARCH_PAGE_MAX
+from graphrecall.services.graph import search as search_service
+from graphrecall.services.graph.search import SEARCH_PAGE_MAX
 from graphrecall.wire.zep_v4 import bodies, wire
 from graphrecall.wire.zep_v4 import search as scopes
 

@@ -10,9 +10,10 @@ from typing import Any
 
 from graphrecall.domain.models import Project
 from graphrecall.runtime import Runtime
-from graphrecall.services import projects, spaces, stats
-from graphrecall.services.context import Context
-from graphrecall.services.spaces import Caller
+from graphrecall.services.accounts import projects, spaces
+from graphrecall.services.accounts.spaces import Caller
+from graphrecall.services.container import Services
+from graphrecall.services.graph import stats
 
 DEFAULT_PROJECT = projects.DEFAULT_PROJECT
 
@@ -28,7 +29,7 @@ class Session:
         self._caller: Caller | None = None
 
     @property
-    def ctx(self) -> Context:
+    def ctx(self) -> Services:
         return self.runtime.context
 
     def reload_project(self) -> None:
@@ -61,7 +62,7 @@ class Part:
         self._s = session
 
     @property
-    def _ctx(self) -> Context:
+    def _ctx(self) -> Services:
         return self._s.ctx
 
     @property

@@ -16,9 +16,11 @@ from pydantic import ValidationError
 from graphrecall.domain import inputs
 from graphrecall.library.calls import OMIT, ListArgs, Pager, body, invalid, listing
 from graphrecall.library.session import Part, Session
-from graphrecall.services import context_templates, ontology, tasks, threads, users
-from graphrecall.services.context_assembly import thread_context
-from graphrecall.services.ontology import OntologyIn
+from graphrecall.services import tasks
+from graphrecall.services.get_context import templates as context_templates
+from graphrecall.services.get_context.assembly import thread_context
+from graphrecall.services.graph import ontology, threads, users
+from graphrecall.services.graph.ontology import OntologyIn
 from graphrecall.wire.zep_v4 import answers, bodies, wire
 from graphrecall.wire.zep_v4 import paging as pages
 from graphrecall.wire.zep_v4.context import (

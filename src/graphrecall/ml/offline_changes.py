@@ -18,13 +18,29 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from graphrecall.ml.extraction import ExtractedFact
+from graphrecall.ml.extraction import ExtractedFact, ExtractionInput
+from graphrecall.ml.offline_words import FILLERS, GREETINGS
 from graphrecall.ml.offline_words import ROLE_WORDS as _ROLE_WORDS
 
-if TYPE_CHECKING:
-    from graphrecall.ml.offline_rules import Rules
+
+class Rules(Protocol):
+    """What is read here of the clause rules (``offline_rules.Rules``, which calls
+    ``read``): the message, its parse, and the rules' own readings of a clause."""
+
+    item: ExtractionInput
+    doc: Any
+    speaker: str | None
+
+    def _entity(self, name: str, label: str | None) -> str: ...
+    def _subject(self, verb: Any) -> Any | None: ...
+    def _not_a_statement(self, verb: Any, subject: Any) -> bool: ...
+    def _clause_text(self, verb: Any, tokens: list[Any] | None = None) -> str: ...
+    def _times(
+        self, verb: Any, tokens: list[Any] | None = None
+    ) -> tuple[str | None, str | None]: ...
+
 
 _NAME = r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)?"
 _I = r"(?:\b[Ii]\b)"
@@ -185,9 +201,7 @@ def read(rules: Rules) -> list[ExtractedFact]:
                 valid, invalid = rules._times(top)
                 text_of = rules._clause_text(top)
                 if subject is None:  # the parse lost the subject ("Chris and I broke up")
-                    from graphrecall.ml.offline_rules import _trimmed
-
-                    text_of = rules._clause_text(sent.root, _trimmed(list(sent)))
+                    text_of = rules._clause_text(sent.root, trimmed(list(sent)))
                 if found.relation in ("HAS_AGE", "TURNS") and valid:
                     # spaCy reads "34 years old" as a date: only the rest of it is one
                     valid = re.sub(r"\b\d{1,3}\b(?: years old| years of age| yrs old)?", "", valid)
@@ -323,3 +337,19 @@ def _read(rules: Rules, sent: Any, kind: str, match: re.Match[str]) -> _Found | 
             return None
         return _Found("MOVES_TO", place[0], place[1], verb)
     return None
+
+
+def trimmed(tokens: list[Any]) -> list[Any]:
+    """A clause's tokens without the punctuation, conjunctions, greetings and leading
+    "how"/"when" at its ends."""
+    while tokens and (tokens[-1].is_punct or tokens[-1].dep_ == "cc"):
+        tokens.pop()
+    while tokens and (
+        tokens[0].is_punct
+        or tokens[0].dep_ in ("cc", "mark", "intj")
+        or tokens[0].lower_ in GREETINGS
+        or (tokens[0].lower_ in FILLERS and tokens[0].dep_ in ("advmod", "intj", "discourse"))
+        or (tokens[0].tag_ == "WRB" and tokens[0].lower_ in ("how", "when"))
+    ):
+        tokens.pop(0)
+    return tokens

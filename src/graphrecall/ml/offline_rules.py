@@ -15,6 +15,7 @@ from graphrecall.ml.extraction import (
     Extraction,
     ExtractionInput,
 )
+from graphrecall.ml.offline_changes import trimmed
 from graphrecall.ml.offline_words import (
     ADDITION_WORDS,
     CAPTION,
@@ -24,7 +25,6 @@ from graphrecall.ml.offline_words import (
     CONDITIONAL_MARKS,
     CONDITIONAL_WH,
     EVALUATIVE,
-    FILLERS,
     FIRST_PERSON,
     FIRST_PERSON_POSSESSIVE,
     GENERIC_NOUNS,
@@ -487,7 +487,7 @@ class Rules:
                     if c.dep_ in ("aux", "auxpass", "neg") and subject.i < c.i < verb.i
                 ]
             tokens = sorted(head + tokens, key=lambda t: t.i)
-        return _trimmed(tokens)
+        return trimmed(tokens)
 
     def _statement_tokens(self, sent: Any) -> list[Any]:
         """A whole sentence as reported speech: without its interjections and the
@@ -496,7 +496,7 @@ class Rules:
         for child in sent.root.children:
             if child.dep_ == "intj" or (child.dep_ == "npadvmod" and child.pos_ == "PROPN"):
                 skip.update(t.i for t in child.subtree)
-        return _trimmed([t for t in sent if t.i not in skip])
+        return trimmed([t for t in sent if t.i not in skip])
 
     def _clause_text(self, verb: Any, tokens: list[Any] | None = None) -> str:
         """The clause of ``verb`` (or ``tokens``, a sentence) with the speaker for "I" and
@@ -611,22 +611,6 @@ def _an_addition(verb: Any, target: Any) -> bool:
         if child.lower_ == "as" and any(g.lower_ == "well" for g in child.children):
             return True
     return any(c.lower_ in ("another", "second") for c in target.children)
-
-
-def _trimmed(tokens: list[Any]) -> list[Any]:
-    """A clause's tokens without the punctuation, conjunctions, greetings and leading
-    "how"/"when" at its ends."""
-    while tokens and (tokens[-1].is_punct or tokens[-1].dep_ == "cc"):
-        tokens.pop()
-    while tokens and (
-        tokens[0].is_punct
-        or tokens[0].dep_ in ("cc", "mark", "intj")
-        or tokens[0].lower_ in GREETINGS
-        or (tokens[0].lower_ in FILLERS and tokens[0].dep_ in ("advmod", "intj", "discourse"))
-        or (tokens[0].tag_ == "WRB" and tokens[0].lower_ in ("how", "when"))
-    ):
-        tokens.pop(0)
-    return tokens
 
 
 def _compound(token: Any) -> str:

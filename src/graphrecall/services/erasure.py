@@ -30,7 +30,7 @@ from graphrecall.domain.models import (
 )
 from graphrecall.domain.scopes import TABLES
 from graphrecall.services import tasks
-from graphrecall.services.context import Context
+from graphrecall.services.container import Services
 
 log = logging.getLogger(__name__)
 
@@ -50,14 +50,14 @@ GRAPH_KINDS: tuple[type[Record], ...] = (
 )
 
 
-def mark(ctx: Context, kinds: Iterable[type[Record]]) -> None:
+def mark(ctx: Services, kinds: Iterable[type[Record]]) -> None:
     """Inside the deleting transaction: the tables of ``kinds`` are to be erased (the
     mark commits with the delete, so a crash before :func:`erase` leaves it for the
     store's next open)."""
     ctx.store.maintenance.mark_erasure([TABLES[kind] for kind in kinds])
 
 
-def drop_graph_events(ctx: Context, project_uuid: str, graph_uuid: str) -> None:
+def drop_graph_events(ctx: Services, project_uuid: str, graph_uuid: str) -> None:
     """Inside the transaction deleting a graph (or its user): the webhook events about it,
     delivered or not, go too (they name the graph and its user's id); marked."""
     about = ctx.store.find(
@@ -71,7 +71,7 @@ def drop_graph_events(ctx: Context, project_uuid: str, graph_uuid: str) -> None:
     mark(ctx, (WebhookDelivery,))
 
 
-def erase(ctx: Context, what: str, uuid: str) -> dict[str, Any]:
+def erase(ctx: Services, what: str, uuid: str) -> dict[str, Any]:
     """After the delete committed: erase what is marked; the receipt."""
     receipt = {"deleted": {"kind": what, "uuid": uuid}, **ctx.store.maintenance.erase()}
     log.info(
@@ -85,7 +85,7 @@ def erase(ctx: Context, what: str, uuid: str) -> dict[str, Any]:
 
 
 def completed(
-    ctx: Context,
+    ctx: Services,
     project_uuid: str,
     graph_uuid: str | None,
     type_: str,

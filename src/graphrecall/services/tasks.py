@@ -8,12 +8,12 @@ from graphrecall.domain import clock
 from graphrecall.domain.errors import NotFound
 from graphrecall.domain.ids import check_uuid, new_id
 from graphrecall.domain.models import Page, PageRequest, Task
-from graphrecall.services.context import Context
+from graphrecall.services.container import Services
 from graphrecall.store.base import Store
 
 
 def enqueue(
-    ctx: Context, project_uuid: str, graph_uuid: str | None, type_: str, payload: dict[str, Any]
+    ctx: Services, project_uuid: str, graph_uuid: str | None, type_: str, payload: dict[str, Any]
 ) -> Task:
     """Persist a pending task (inside the caller's transaction, if any)."""
     stamp = clock.now()
@@ -33,7 +33,7 @@ def enqueue(
 
 
 def completed(
-    ctx: Context,
+    ctx: Services,
     project_uuid: str,
     graph_uuid: str | None,
     type_: str,
@@ -58,7 +58,7 @@ def completed(
     return task
 
 
-def get_task(ctx: Context, project_uuid: str, task_uuid: str, *, param: str = "task_uuid") -> Task:
+def get_task(ctx: Services, project_uuid: str, task_uuid: str, *, param: str = "task_uuid") -> Task:
     """``param``: the name the caller's API gives the id (Zep v3: ``task_id``)."""
     task_uuid = check_uuid(task_uuid, param=param)
     task = ctx.store.get(Task, task_uuid, {"project_uuid": project_uuid})
@@ -68,7 +68,7 @@ def get_task(ctx: Context, project_uuid: str, task_uuid: str, *, param: str = "t
 
 
 def list_tasks(
-    ctx: Context,
+    ctx: Services,
     project_uuid: str,
     page: PageRequest,
     *,

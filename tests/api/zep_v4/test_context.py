@@ -91,7 +91,7 @@ def insert_derived(server: Server, graph: str, observation: str, summary: str) -
     writes one of each (with their vectors), as the pipeline would."""
     from graphrecall.domain.ids import new_id
     from graphrecall.domain.models import Episode, Observation, ThreadSummary
-    from graphrecall.ingest.embedding import embed_records
+    from graphrecall.graph_model.embedding import embed_records
     from graphrecall.ml.embedder import MiniLMEmbedder
     from graphrecall.store import open_store
 

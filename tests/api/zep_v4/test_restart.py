@@ -8,8 +8,9 @@ from pathlib import Path
 from zep_cloud import AddMessage, NodeInput
 
 from graphrecall.domain.inputs import EpisodeCreate
-from graphrecall.services import episodes, projects
-from graphrecall.services.context import Context
+from graphrecall.services.accounts import projects
+from graphrecall.services.container import Services
+from graphrecall.services.graph import episodes
 from graphrecall.store import open_store
 from tests.conftest import Server, wait_for_task
 
@@ -42,9 +43,9 @@ def test_unfinished_tasks_resume_after_restart(
     store = open_store(db)
     project = projects.get_or_create_project(store)
     projects.create_key(store, project, key="gr_resume_key_0123")
-    ctx = Context(store=store, embedder=None)
+    ctx = Services(store=store, embedder=None)
     from graphrecall.domain.inputs import GraphCreate
-    from graphrecall.services import graphs
+    from graphrecall.services.graph import graphs
 
     graph = graphs.create_graph(ctx, project, GraphCreate(name="crashy"))
     episode, task = episodes.add_episode(ctx, project, graph.uuid, EpisodeCreate(data="pending"))

@@ -16,6 +16,7 @@ from graphrecall.cli import main
 from graphrecall.library import transfer
 from graphrecall.library.importers import ImportProblem, chat_exports
 from graphrecall.library.importers.once import instant
+from graphrecall.library.importers.records import Conversation
 
 DATA = Path(__file__).parent / "data"
 CHATGPT = DATA / "chatgpt_conversations.json"
@@ -32,7 +33,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def read(path: Path, user: str = "ann") -> transfer.Conversation:
+def read(path: Path, user: str = "ann") -> Conversation:
     kind, records = transfer.read_file(path)
     return chat_exports.conversations(kind, records, user)
 

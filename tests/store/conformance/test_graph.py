@@ -10,7 +10,7 @@ import pytest
 
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode, Node, Observation, PageRequest
-from graphrecall.ingest.graph_writes import insert_edges, insert_nodes
+from graphrecall.graph_model.graph_writes import insert_edges, insert_nodes
 from graphrecall.store import Store
 from graphrecall.store.adjacency import Adjacency
 from tests.store.conformance.records import at, edge, episode, node, unit, walk
@@ -95,7 +95,7 @@ def test_graph_adjacency_follows_every_edge_write(store: Store) -> None:
 
 
 def test_degrees_count_live_edges_at_both_ends(store: Store) -> None:
-    """A node's degree is written by the writers of edges (ingest/graph_writes.py) as an
+    """A node's degree is written by the writers of edges (graph_model/graph_writes.py) as an
     ordinary column; the store reads it back and sorts by it."""
     g = new_id()
     a, b, c = node(g, "a"), node(g, "b"), node(g, "c")

@@ -109,7 +109,7 @@ def test_vector_search_ranks_as_sqlite(pair: Pair) -> None:
 
 
 def test_a_message_is_found_through_its_derived_text(pair: Pair) -> None:
-    """The derived columns its writers set (ingest/graph_writes.py) are indexed."""
+    """The derived columns its writers set (graph_model/graph_writes.py) are indexed."""
     sqlite, pg, corpus = pair
     thread = "01990000-0000-7000-8000-0000000000aa"
     said = [

@@ -7,7 +7,7 @@ from datetime import timedelta
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode
-from graphrecall.ingest.graph_writes import insert_episodes
+from graphrecall.graph_model.graph_writes import insert_episodes
 from graphrecall.store import Store
 
 

@@ -1,4 +1,4 @@
-"""A node's degree, a column kept by the writers of edges and nodes (ingest/graph_writes.py;
+"""A node's degree, a column kept by the writers of edges and nodes (graph_model/graph_writes.py;
 by triggers until migration 16): it must always equal the live (unexpired) edges of the
 node's graph touching it, each end counted, whatever the edges go through, and listing by
 degree must read it in order, page after page."""
@@ -14,7 +14,12 @@ import pytest
 from zep_cloud import EdgeInput, EdgeNodeRef, NodeInput, Zep
 
 from graphrecall.domain.models import Edge, Node, PageRequest
-from graphrecall.ingest.graph_writes import delete_edges, insert_edges, insert_nodes, update_edge
+from graphrecall.graph_model.graph_writes import (
+    delete_edges,
+    insert_edges,
+    insert_nodes,
+    update_edge,
+)
 from graphrecall.store import open_store
 from graphrecall.store.sqlite.migrations import MIGRATIONS, migrate
 from graphrecall.store.sqlite.store import SQLiteStore

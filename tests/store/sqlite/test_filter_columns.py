@@ -22,7 +22,7 @@ from graphrecall.domain.models import Edge
 from graphrecall.store import Store, open_store, vector_index
 from graphrecall.store.lexical import plan as fulltext
 from graphrecall.store.lexical import postings as term_index
-from graphrecall.store.sqlite import filter_columns, maintenance
+from graphrecall.store.sqlite import column_copies, filter_columns, maintenance
 from graphrecall.store.sqlite import term_index as term_copies
 from graphrecall.store.sqlite.filter_columns import Columns
 from graphrecall.store.sqlite.filtering import FilterCopies
@@ -187,7 +187,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         done.append(owner)
         return real(table, owner_field, owner, rows)
 
-    monkeypatch.setattr(filter_columns, "read", counted)
+    monkeypatch.setattr(column_copies, "read", counted)  # where FilterColumns reads a copy
     return done
 
 
@@ -274,7 +274,7 @@ def test_a_copy_too_far_behind_or_past_the_pruned_log_is_read_again(
     rng = random.Random(8)
     store.insert(make_edges(rng, 10))
     current_copy(store)
-    monkeypatch.setattr(filter_columns, "CATCH_UP_MAX", 3)
+    monkeypatch.setattr(column_copies, "CATCH_UP_MAX", 3)
     store.insert(make_edges(rng, 4))  # four rows behind: read again
     assert store._filters.copy(Edge, {"graph_uuid": GRAPH}, None) is None  # type: ignore[attr-defined]
     assert len(current_copy(store)) == 14

@@ -1,5 +1,5 @@
 """Migration 16: the triggers that computed what records are searched by go (writers
-compute it now: ingest/graph_writes.py); a database upgraded from 15 keeps every value they
+compute it now: graph_model/graph_writes.py); a database upgraded from 15 keeps every value they
 computed, and its episode index still matches its rows."""
 
 from __future__ import annotations

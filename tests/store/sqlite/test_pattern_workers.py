@@ -17,9 +17,10 @@ from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Memory
 from graphrecall.domain.safe_regex import BudgetExceeded
 from graphrecall.retrieval.memory_filters import grep_filter, meta_predicate_filter
-from graphrecall.services import memory_search, projects, spaces
-from graphrecall.services.context import Context
-from graphrecall.services.memory_search import MemoryQuery
+from graphrecall.services.accounts import projects, spaces
+from graphrecall.services.container import Services
+from graphrecall.services.memory_engine import search as memory_search
+from graphrecall.services.memory_engine.search import MemoryQuery
 from graphrecall.store import open_store
 from graphrecall.store.base import Store
 from graphrecall.store.sqlite import pattern_workers
@@ -163,7 +164,7 @@ def test_a_search_past_the_budget_is_a_400_naming_the_field(tmp_path: Path) -> N
         space = spaces.create_space(store, project, "s", "budgetspace1")
         store.insert([_memory("a" * 2000 + "!", {"s": "a" * 2000}, space.uuid) for _ in range(500)])
         caller = spaces.Caller(project, space, "key-1", "test")
-        ctx = Context(store, None)
+        ctx = Services(store, None)
         for query, param in (
             (MemoryQuery(tree="/notes", grep="(a|aa)+$"), "grep"),
             (MemoryQuery(tree="/notes", meta_predicate='$.s like_regex "a+$"'), "metaPredicate"),

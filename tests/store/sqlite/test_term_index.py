@@ -16,8 +16,8 @@ from graphrecall.domain import clock
 from graphrecall.domain import predicates as p
 from graphrecall.domain.ids import new_id
 from graphrecall.domain.models import Edge, Episode
+from graphrecall.graph_model.graph_writes import delete_episodes
 from graphrecall.ingest.context import IngestContext
-from graphrecall.ingest.graph_writes import delete_episodes
 from graphrecall.ingest.worker import Worker
 from graphrecall.store import Store
 from graphrecall.store.lexical import plan as fulltext

@@ -20,9 +20,9 @@ from graphrecall.api.memory_engine import rpc
 from graphrecall.domain import validation
 from graphrecall.domain.errors import BadRequest, GraphRecallError
 from graphrecall.domain.models import Project
-from graphrecall.services import projects, spaces
-from graphrecall.services.context import Context
-from graphrecall.services.spaces import Caller
+from graphrecall.services.accounts import projects, spaces
+from graphrecall.services.accounts.spaces import Caller
+from graphrecall.services.container import Services
 
 STATE_KEY = "graphrecall_mcp"
 
@@ -32,7 +32,7 @@ class Access:
     """What a tool call may touch: the service context, the project, and (for memory
     tools) the caller in a space."""
 
-    ctx: Context
+    ctx: Services
     project: Project
     caller: Caller | None
 
@@ -57,7 +57,7 @@ class HttpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
-        ctx: Context = request.app.state.ctx
+        ctx: Services = request.app.state.ctx
         key = api_key_from(request.headers.get("authorization"))
         slug = request.headers.get(rpc.SPACE_HEADER) or request.query_params.get("space")
         try:
@@ -97,13 +97,13 @@ class HttpEndpoint:
         await self.app(scope, replay, send)
 
 
-def _authenticate(ctx: Context, key: str | None, slug: str | None) -> Access:
+def _authenticate(ctx: Services, key: str | None, slug: str | None) -> Access:
     project = projects.authenticate(ctx.store, key)
     caller = spaces.authenticate(ctx.store, key, slug) if slug else None
     return Access(ctx, project, caller)
 
 
-def local_access(ctx: Context, slug: str | None, key: str | None) -> Access:
+def local_access(ctx: Services, slug: str | None, key: str | None) -> Access:
     """The caller of ``graphrecall mcp`` (stdio): a key's project, else the space's, else
     the default project; memory tools need a space."""
     if key:

@@ -15,9 +15,9 @@ from graphrecall.api.mcp.shapes import text
 from graphrecall.domain.errors import GraphRecallError
 from graphrecall.domain.inputs import EpisodeCreate, MessagesAdd
 from graphrecall.domain.models import Edge, Episode, Node
-from graphrecall.services import episodes, graphs, threads
-from graphrecall.services import search as graph_search
-from graphrecall.services.context_assembly import ContextRequest, graph_context
+from graphrecall.services.get_context.assembly import ContextRequest, graph_context
+from graphrecall.services.graph import episodes, graphs, threads
+from graphrecall.services.graph import search as graph_search
 
 
 def add_graph_tools(server: MCPServer[Any], resolve: Resolver) -> None:

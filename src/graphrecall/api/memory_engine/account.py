@@ -23,8 +23,8 @@ from graphrecall.api.deps import api_key_from, get_ctx
 from graphrecall.api.memory_engine import rpc
 from graphrecall.domain.errors import BadRequest, GraphRecallError, NotFound
 from graphrecall.domain.models import ApiKey, Project, Space
-from graphrecall.services import projects, spaces
-from graphrecall.services.context import Context
+from graphrecall.services.accounts import projects, spaces
+from graphrecall.services.container import Services
 from graphrecall.wire.memory_engine.wire import timestamp
 
 router = APIRouter(tags=["memory engine"])
@@ -102,7 +102,7 @@ def key_wire(key: ApiKey) -> dict[str, Any]:
 # -- methods ------------------------------------------------------------------------------
 
 
-def whoami(ctx: Context, account: Account, p: Empty) -> Any:
+def whoami(ctx: Services, account: Account, p: Empty) -> Any:
     """The key is the principal ("s", as a service account: no person, no email)."""
     key = account.key
     return {
@@ -114,15 +114,15 @@ def whoami(ctx: Context, account: Account, p: Empty) -> Any:
     }
 
 
-def space_list(ctx: Context, account: Account, p: Empty) -> Any:
+def space_list(ctx: Services, account: Account, p: Empty) -> Any:
     return {"spaces": [space_wire(s) for s in spaces.project_spaces(ctx.store, account.project)]}
 
 
-def space_create(ctx: Context, account: Account, p: SpaceCreate) -> Any:
+def space_create(ctx: Services, account: Account, p: SpaceCreate) -> Any:
     return space_wire(spaces.create_space(ctx.store, account.project, p.name))
 
 
-def space_ensure_default(ctx: Context, account: Account, p: Empty) -> Any:
+def space_ensure_default(ctx: Services, account: Account, p: Empty) -> Any:
     existing = spaces.project_spaces(ctx.store, account.project)
     if existing:
         return {"created": False, "space": space_wire(existing[0])}
@@ -132,7 +132,7 @@ def space_ensure_default(ctx: Context, account: Account, p: Empty) -> Any:
     }
 
 
-def space_rename(ctx: Context, account: Account, p: SpaceRename) -> Any:
+def space_rename(ctx: Services, account: Account, p: SpaceRename) -> Any:
     renamed = spaces.rename_space(ctx.store, account.project, p.slug, p.name)
     return {"renamed": True, "space": space_wire(renamed)}
 
@@ -145,13 +145,13 @@ def _check_member(account: Account, member: str | None, keys: list[ApiKey]) -> N
     raise NotFound("member", member, param="memberId")
 
 
-def key_list(ctx: Context, account: Account, p: KeyList) -> Any:
+def key_list(ctx: Services, account: Account, p: KeyList) -> Any:
     keys = projects.project_keys(ctx.store, account.project)
     _check_member(account, p.memberId, keys)
     return {"apiKeys": [key_wire(k) for k in keys]}
 
 
-def key_create(ctx: Context, account: Account, p: KeyCreate) -> Any:
+def key_create(ctx: Services, account: Account, p: KeyCreate) -> Any:
     if p.expiresAt is not None:
         raise BadRequest(
             "keys that expire are not supported by graphrecall; revoke a key instead",
@@ -169,17 +169,17 @@ def key_create(ctx: Context, account: Account, p: KeyCreate) -> Any:
     return {**key_wire(created), "key": secret}
 
 
-def _own_key(ctx: Context, account: Account, key_id: str) -> ApiKey | None:
+def _own_key(ctx: Services, account: Account, key_id: str) -> ApiKey | None:
     found = [k for k in projects.project_keys(ctx.store, account.project) if k.uuid == key_id]
     return found[0] if found else None
 
 
-def key_get(ctx: Context, account: Account, p: KeyById) -> Any:
+def key_get(ctx: Services, account: Account, p: KeyById) -> Any:
     key = _own_key(ctx, account, p.id)
     return {"apiKey": key_wire(key) if key else None, "access": []}
 
 
-def key_delete(ctx: Context, account: Account, p: KeyById) -> Any:
+def key_delete(ctx: Services, account: Account, p: KeyById) -> Any:
     """Revokes the key; an unknown id (or one of another project) is ``deleted: false``,
     as upstream answers."""
     key = _own_key(ctx, account, p.id)
@@ -193,7 +193,7 @@ def key_delete(ctx: Context, account: Account, p: KeyById) -> Any:
 @dataclass(frozen=True)
 class Method:
     params: type[BaseModel]
-    handler: Callable[[Context, Account, Any], Any]
+    handler: Callable[[Services, Account, Any], Any]
 
 
 METHODS: dict[str, Method] = {
@@ -209,7 +209,7 @@ METHODS: dict[str, Method] = {
 }
 
 
-def call(ctx: Context, account: Account, method: str, params: Any) -> Any:
+def call(ctx: Services, account: Account, method: str, params: Any) -> Any:
     spec = METHODS.get(method)
     if spec is None:
         raise rpc.not_found(method)
@@ -234,7 +234,7 @@ async def user_rpc(request: Request) -> JSONResponse:
     return await run_in_threadpool(_serve, get_ctx(request), key, raw)
 
 
-def _serve(ctx: Context, key: str, raw: bytes) -> JSONResponse:
+def _serve(ctx: Services, key: str, raw: bytes) -> JSONResponse:
     try:
         project = ctx.recent_keys.authenticate(ctx.store, key)
         account = Account(project, projects.key_record(ctx.store, key))

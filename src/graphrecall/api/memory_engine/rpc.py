@@ -34,10 +34,10 @@ from graphrecall.domain.errors import (
     NotFound,
     Unauthorized,
 )
-from graphrecall.services import spaces
-from graphrecall.services.context import Context
-from graphrecall.services.memory_search import EmbeddingFailed, EmbeddingNotConfigured
-from graphrecall.services.spaces import Caller
+from graphrecall.services.accounts import spaces
+from graphrecall.services.accounts.spaces import Caller
+from graphrecall.services.container import Services
+from graphrecall.services.memory_engine.search import EmbeddingFailed, EmbeddingNotConfigured
 from graphrecall.wire.memory_engine.methods import METHODS
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ class RpcError(Exception):
         return out
 
 
-def call(ctx: Context, caller: Caller, method: str, params: Any) -> Any:
+def call(ctx: Services, caller: Caller, method: str, params: Any) -> Any:
     """Run one method for ``caller``; raises :class:`RpcError` (also used by MCP)."""
     spec = METHODS.get(method)
     if spec is None:
@@ -188,7 +188,7 @@ async def memory_rpc(request: Request) -> JSONResponse:
     return await run_in_threadpool(_serve, ctx, key, slug, client, raw)
 
 
-def _serve(ctx: Context, key: str, slug: str, client: str | None, raw: bytes) -> JSONResponse:
+def _serve(ctx: Services, key: str, slug: str, client: str | None, raw: bytes) -> JSONResponse:
     try:
         caller = spaces.authenticate(ctx.store, key, slug)
     except GraphRecallError as exc:
@@ -211,7 +211,7 @@ def too_large() -> JSONResponse:
     )
 
 
-def _respond(ctx: Context, caller: Caller, raw: bytes) -> dict[str, Any]:
+def _respond(ctx: Services, caller: Caller, raw: bytes) -> dict[str, Any]:
     return respond(raw, lambda method, params: call(ctx, caller, method, params))
 
 

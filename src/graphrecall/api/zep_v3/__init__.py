@@ -6,8 +6,7 @@ the records the v4 services take; ``wire.py`` reshapes what they answer into v3'
 (bare arrays, ``{message_uuids, task_id}``, ``{threads, total_count}``). Nothing is
 searched, stored or assembled here. docs/migrating-from-zep-v3.md lists what is served.
 
-The Zep Cloud v2 and CE 2.x routes (``sessions``, ``memory``, ``session_search``) share
-the prefix and the users: a session is a v3 thread (docs/migrating-from-zep-v2.md).
+The Zep Cloud v2 and CE 2.x routes share the prefix and the users (``api/zep_v2``).
 """
 
 from __future__ import annotations
@@ -21,10 +20,7 @@ from graphrecall.api.zep_v3 import (
     graph_items,
     graph_reads,
     instructions,
-    memory,
     ontology,
-    session_search,
-    sessions,
     tasks,
     templates,
     threads,
@@ -49,6 +45,3 @@ ROUTERS: tuple[APIRouter, ...] = (
     user_groups.router,
     batches.router,
 )
-# Zep Cloud v2 / CE 2.x (sessions, memory, search): the same prefix and users; kept apart
-# so each generation's routes are checked against its own reference list.
-V2_ROUTERS: tuple[APIRouter, ...] = (session_search.router, sessions.router, memory.router)

@@ -15,13 +15,13 @@ from graphrecall.api.zep_v3 import ids
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.common import PAGE_SIZE_MAX, int_param, str_param, v3_fields
 from graphrecall.api.zep_v3.payloads import BatchItemsV3
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
 from graphrecall.domain import models as m
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.inputs import BatchCreate, BatchItemsAdd
 from graphrecall.domain.models import BatchStatus, Graph, Page, PageRequest, Thread, User
 from graphrecall.ingest.batches import Progress
-from graphrecall.services import batches
+from graphrecall.services.graph import batches
 from graphrecall.wire.errors import param_path
 
 router = make_router("zep v3: batches")
@@ -57,7 +57,7 @@ def _summary(batch: m.Batch, progress: Progress | None) -> v3wire.BatchV3:
 class _Names:
     """The developer ids of the graphs, users and threads items name, read once each."""
 
-    def __init__(self, ctx: Context, project: Project) -> None:
+    def __init__(self, ctx: Services, project: Project) -> None:
         self.ctx, self.scope = ctx, {"project_uuid": project.uuid}
         self.seen: dict[tuple[type[Any], str], str | None] = {}
 
@@ -115,7 +115,7 @@ def _offset_page(
 
 
 @router.post("/batches", response_model=v3wire.BatchV3)
-def create_batch(body: BatchCreate, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def create_batch(body: BatchCreate, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return _summary(batches.create_batch(ctx, project, body), None)
 
 
@@ -124,7 +124,7 @@ def list_batches(
     limit: str | None = Query(None),
     cursor: str | None = Query(None),
     status: str | None = Query(None),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     wanted = str_param(status)
@@ -141,20 +141,20 @@ def list_batches(
 
 
 @router.get("/batches/{batch_id}", response_model=v3wire.BatchV3)
-def get_batch(batch_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_batch(batch_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     with v3_fields(BATCH_ID):
         batch = batches.get_batch(ctx, project, batch_id)
     return _summary(batch, batches.progress(ctx, batch))
 
 
 @router.delete("/batches/{batch_id}", response_model=v3wire.SuccessV3)
-def delete_batch(batch_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def delete_batch(batch_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     with v3_fields(BATCH_ID):
         batches.delete_batch(ctx, project, batch_id)
     return v3wire.SuccessV3(message="deleted")
 
 
-def _v4_items(ctx: Context, project: Project, body: BatchItemsV3) -> BatchItemsAdd:
+def _v4_items(ctx: Services, project: Project, body: BatchItemsV3) -> BatchItemsAdd:
     """The v4 body: each item's developer ids resolved to uuids (all before any write),
     its ``created_at`` its ``reference_time``; validated by v4's rules."""
     items = []
@@ -185,7 +185,7 @@ def _v4_items(ctx: Context, project: Project, body: BatchItemsV3) -> BatchItemsA
 
 @router.post("/batches/{batch_id}/items", response_model=list[v3wire.BatchItemV3])
 def add_items(
-    batch_id: str, body: BatchItemsV3, ctx: Context = CtxDep, project: Project = ProjectDep
+    batch_id: str, body: BatchItemsV3, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     request = _v4_items(ctx, project, body)
     with v3_fields(BATCH_ID):
@@ -201,7 +201,7 @@ def list_items(
     limit: str | None = Query(None),
     cursor: str | None = Query(None),
     status: str | None = Query(None),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     """The batch's items in order, with each one's status."""
@@ -229,7 +229,7 @@ def list_items(
 
 
 @router.post("/batches/{batch_id}/process", response_model=v3wire.BatchV3)
-def process_batch(batch_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def process_batch(batch_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     with v3_fields(BATCH_ID):
         batch, _ = batches.process_batch(ctx, project, batch_id)
     return _summary(batch, batches.progress(ctx, batch))

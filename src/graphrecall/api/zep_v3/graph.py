@@ -14,13 +14,13 @@ from graphrecall.api.zep_v3 import ids, search_filters
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.common import numbered, numbered_page, str_param, v3_fields
 from graphrecall.api.zep_v3.payloads import EpisodeAddV3, EpisodeBatchV3, GraphCreateV3, SearchV3
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
 from graphrecall.domain import clock
 from graphrecall.domain.inputs import GraphCreate, GraphUpdate
 from graphrecall.retrieval.request import DEFAULT_RERANKER
-from graphrecall.services import episodes, graphs, search
-from graphrecall.services.context_assembly import ContextRequest, graph_context
-from graphrecall.services.search import SearchParams
+from graphrecall.services.get_context.assembly import ContextRequest, graph_context
+from graphrecall.services.graph import episodes, graphs, search
+from graphrecall.services.graph.search import SearchParams
 from graphrecall.wire.zep_v4 import search as v4search
 from graphrecall.wire.zep_v4 import wire as v4
 
@@ -33,7 +33,7 @@ TIME_FIELD = {r"^reference_time$": "created_at"}
 
 
 @router.post("/graph", response_model=v3wire.EpisodeV3)
-def add(body: EpisodeAddV3, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def add(body: EpisodeAddV3, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     graph = ids.target_graph(ctx, project, body.user_id, body.graph_id)
     with v3_fields(TIME_FIELD):
         episode, task = episodes.add_episode(ctx, project, graph.uuid, body)
@@ -41,7 +41,7 @@ def add(body: EpisodeAddV3, ctx: Context = CtxDep, project: Project = ProjectDep
 
 
 @router.post("/graph-batch", response_model=list[v3wire.EpisodeV3])
-def add_batch(body: EpisodeBatchV3, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def add_batch(body: EpisodeBatchV3, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     """Each episode is one ``graph.add`` (its own task); every time is read before the
     first is stored, so a bad one stores none."""
     graph = ids.target_graph(ctx, project, body.user_id, body.graph_id)
@@ -55,7 +55,7 @@ def add_batch(body: EpisodeBatchV3, ctx: Context = CtxDep, project: Project = Pr
 
 
 @router.post("/graph/search", response_model=v3wire.SearchResultsV3)
-def search_graph(body: SearchV3, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def search_graph(body: SearchV3, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     """One scope per call, as v3 answers it (one object, the scope's list set); ``auto``
     is the v4 graph context block."""
     graph = ids.target_graph(ctx, project, body.user_id, body.graph_id)
@@ -106,7 +106,7 @@ def search_graph(body: SearchV3, ctx: Context = CtxDep, project: Project = Proje
 
 
 @router.post("/graph/create", response_model=v3wire.GraphV3)
-def create_graph(body: GraphCreateV3, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def create_graph(body: GraphCreateV3, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     create = GraphCreate(name=body.name, description=body.description, time_zone=body.time_zone)
     return v3wire.graph(graphs.create_graph(ctx, project, create, body.graph_id))
 
@@ -118,7 +118,7 @@ def list_graphs(
     search_text: str | None = Query(None, alias="search", max_length=500),
     order_by: str | None = Query(None),
     asc: str | None = Query(None),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     """The project's standard graphs (a user's graph is reached through its user, as in
@@ -142,26 +142,26 @@ def list_graphs(
 
 
 @router.get("/graph/{graph_id}", response_model=v3wire.GraphV3)
-def get_graph(graph_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_graph(graph_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return v3wire.graph(ids.graph(ctx, project, graph_id))
 
 
 @router.patch("/graph/{graph_id}", response_model=v3wire.GraphV3)
 def update_graph(
-    graph_id: str, body: GraphUpdate, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_id: str, body: GraphUpdate, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     found = ids.graph(ctx, project, graph_id)
     return v3wire.graph(graphs.update_graph(ctx, project, found.uuid, body))
 
 
 @router.get("/graph/{graph_id}/warm", response_model=v3wire.SuccessV3)
-def warm_graph(graph_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def warm_graph(graph_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     """Loads what the graph's searches read (v4's ``graph.warm``)."""
     graphs.warm_graph(ctx, project, ids.graph(ctx, project, graph_id).uuid)
     return v3wire.SuccessV3(message="warming")
 
 
 @router.delete("/graph/{graph_id}", response_model=v3wire.SuccessV3)
-def delete_graph(graph_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def delete_graph(graph_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     graphs.delete_graph(ctx, project, ids.graph(ctx, project, graph_id).uuid)
     return v3wire.SuccessV3(message="deleted")

@@ -10,10 +10,10 @@ from pydantic import ValidationError
 from graphrecall.api.zep_v3 import ids
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.payloads import CloneV3, FactTripleV3, NodesAddV3
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.inputs import EdgesAdd, NodesAdd
-from graphrecall.services import edges, graphs, nodes
+from graphrecall.services.graph import edges, graphs, nodes
 from graphrecall.wire.errors import param_path
 from graphrecall.wire.zep_v4 import wire as v4
 
@@ -41,7 +41,7 @@ def _edges_add(body: FactTripleV3) -> EdgesAdd:
 
 @router.post("/graph/add-fact-triple", response_model=v3wire.FactTripleV3)
 def add_fact_triple(
-    body: FactTripleV3, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: FactTripleV3, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     graph = ids.target_graph(ctx, project, body.user_id, body.graph_id)
     added, task = edges.add_edges(ctx, project, graph.uuid, _edges_add(body))
@@ -56,7 +56,7 @@ def add_fact_triple(
 
 
 @router.post("/graph/nodes", response_model=v3wire.AddNodesV3)
-def add_nodes(body: NodesAddV3, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def add_nodes(body: NodesAddV3, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     graph = ids.target_graph(ctx, project, body.user_id, body.graph_id)
     request = NodesAdd(nodes=body.nodes)
     added, task = nodes.add_nodes(ctx, project, graph.uuid, request)
@@ -64,7 +64,7 @@ def add_nodes(body: NodesAddV3, ctx: Context = CtxDep, project: Project = Projec
 
 
 @router.post("/graph/clone", response_model=v3wire.CloneV3)
-def clone(body: CloneV3, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def clone(body: CloneV3, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     """A copy of a user's or a graph's graph as a new graph named ``target_graph_id``.
     v3's ``target_user_id`` (a new user owning the copy) is not built: v4's clone makes
     a standard graph, never a user."""

@@ -13,7 +13,7 @@ from graphrecall.api.zep_v3 import ids, search_filters
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.common import PAGE_SIZE_MAX, int_param
 from graphrecall.api.zep_v3.payloads import EpisodeListV3, ItemListV3
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
 from graphrecall.domain.ids import check_uuid
 from graphrecall.domain.inputs import EdgeUpdate, EpisodeUpdate, NodeUpdate
 from graphrecall.domain.models import (
@@ -28,18 +28,18 @@ from graphrecall.domain.models import (
 from graphrecall.domain.predicates import Column, Predicate, all_of
 from graphrecall.retrieval import filters as filter_language
 from graphrecall.retrieval.filters import Target
-from graphrecall.services import edges, episodes, nodes
+from graphrecall.services.graph import edges, episodes, nodes
 from graphrecall.wire.zep_v4 import wire as v4
 
 router = make_router("zep v3: graph items")
-Owner = Callable[[Context, Project, str], Graph]
+Owner = Callable[[Services, Project, str], Graph]
 
 
-def _user_graph(ctx: Context, project: Project, user_id: str) -> Graph:
+def _user_graph(ctx: Services, project: Project, user_id: str) -> Graph:
     return ids.target_graph(ctx, project, user_id, None)
 
 
-def _graph(ctx: Context, project: Project, graph_id: str) -> Graph:
+def _graph(ctx: Services, project: Project, graph_id: str) -> Graph:
     return ids.graph(ctx, project, graph_id)
 
 
@@ -57,24 +57,24 @@ def item_page(body: ItemListV3 | None, target: Target) -> tuple[PageRequest, Pre
     return page, all_of([w for w in where if w is not None])
 
 
-def _edge_list(ctx: Context, project: Project, graph: Graph, body: ItemListV3 | None) -> Any:
+def _edge_list(ctx: Services, project: Project, graph: Graph, body: ItemListV3 | None) -> Any:
     page, where = item_page(body, "list:edges")
     found = edges.list_edges(ctx, project, graph.uuid, page, where).items
     return [v3wire.edge(v4.edge(v, graph)) for v in nodes.edge_views(ctx, found)]
 
 
-def _node_list(ctx: Context, project: Project, graph: Graph, body: ItemListV3 | None) -> Any:
+def _node_list(ctx: Services, project: Project, graph: Graph, body: ItemListV3 | None) -> Any:
     page, where = item_page(body, "list:nodes")
     found = nodes.list_nodes(ctx, project, graph.uuid, page, where).items
     return [v3wire.node(v4.node(v, graph)) for v in nodes.views(ctx, found)]
 
 
-def episode_wires(ctx: Context, project: Project, graph: Graph, found: list[Episode]) -> list[Any]:
+def episode_wires(ctx: Services, project: Project, graph: Graph, found: list[Episode]) -> list[Any]:
     thread_of = ids.thread_ids(ctx, project, {e.thread_uuid for e in found if e.thread_uuid})
     return [v3wire.episode(v4.episode(e, graph), thread_of.get(e.thread_uuid or "")) for e in found]
 
 
-def _recent(ctx: Context, project: Project, graph: Graph, lastn: str | None) -> Any:
+def _recent(ctx: Services, project: Project, graph: Graph, lastn: str | None) -> Any:
     """The newest ``lastn`` episodes (v3's default and most: the last 100), oldest first."""
     count = int_param(lastn, "lastn", ge=1, le=PAGE_SIZE_MAX) or PAGE_SIZE_MAX
     page = episodes.list_episodes(
@@ -86,7 +86,7 @@ def _recent(ctx: Context, project: Project, graph: Graph, lastn: str | None) -> 
 
 
 def _episode_list(
-    ctx: Context, project: Project, graph: Graph, body: EpisodeListV3 | None
+    ctx: Services, project: Project, graph: Graph, body: EpisodeListV3 | None
 ) -> list[Any]:
     """The graph's episodes in uuid (time) order, ``direction`` desc unless asked, after
     ``cursor``; filtered by the v4 episode-list filters."""
@@ -113,7 +113,7 @@ def _episode_list(
 
 
 def _observation_list(
-    ctx: Context, project: Project, graph: Graph, body: ItemListV3 | None
+    ctx: Services, project: Project, graph: Graph, body: ItemListV3 | None
 ) -> list[Any]:
     page, where = item_page(body, "list:observations")
     found = ctx.store.list_page(Observation, {"graph_uuid": graph.uuid}, page, where=where)
@@ -124,7 +124,7 @@ def _observation_list(
 
 
 def _summary_list(
-    ctx: Context, project: Project, graph: Graph, body: ItemListV3 | None
+    ctx: Services, project: Project, graph: Graph, body: ItemListV3 | None
 ) -> list[Any]:
     page, where = item_page(body, "list:thread_summaries")
     found = ctx.store.list_page(ThreadSummary, {"graph_uuid": graph.uuid}, page, where=where)
@@ -142,7 +142,7 @@ def _register(segment: str, owner: Owner) -> None:
     def edge_list(
         owner_id: str,
         body: ItemListV3 | None = BodyParam(default=None),
-        ctx: Context = CtxDep,
+        ctx: Services = CtxDep,
         project: Project = ProjectDep,
     ) -> Any:
         return _edge_list(ctx, project, owner(ctx, project, owner_id), body)
@@ -150,7 +150,7 @@ def _register(segment: str, owner: Owner) -> None:
     def node_list(
         owner_id: str,
         body: ItemListV3 | None = BodyParam(default=None),
-        ctx: Context = CtxDep,
+        ctx: Services = CtxDep,
         project: Project = ProjectDep,
     ) -> Any:
         return _node_list(ctx, project, owner(ctx, project, owner_id), body)
@@ -158,7 +158,7 @@ def _register(segment: str, owner: Owner) -> None:
     def episode_recent(
         owner_id: str,
         lastn: str | None = Query(None),
-        ctx: Context = CtxDep,
+        ctx: Services = CtxDep,
         project: Project = ProjectDep,
     ) -> Any:
         return _recent(ctx, project, owner(ctx, project, owner_id), lastn)
@@ -166,7 +166,7 @@ def _register(segment: str, owner: Owner) -> None:
     def episode_list(
         owner_id: str,
         body: EpisodeListV3 | None = BodyParam(default=None),
-        ctx: Context = CtxDep,
+        ctx: Services = CtxDep,
         project: Project = ProjectDep,
     ) -> Any:
         return _episode_list(ctx, project, owner(ctx, project, owner_id), body)
@@ -174,7 +174,7 @@ def _register(segment: str, owner: Owner) -> None:
     def observation_list(
         owner_id: str,
         body: ItemListV3 | None = BodyParam(default=None),
-        ctx: Context = CtxDep,
+        ctx: Services = CtxDep,
         project: Project = ProjectDep,
     ) -> Any:
         return _observation_list(ctx, project, owner(ctx, project, owner_id), body)
@@ -182,7 +182,7 @@ def _register(segment: str, owner: Owner) -> None:
     def summary_list(
         owner_id: str,
         body: ItemListV3 | None = BodyParam(default=None),
-        ctx: Context = CtxDep,
+        ctx: Services = CtxDep,
         project: Project = ProjectDep,
     ) -> Any:
         return _summary_list(ctx, project, owner(ctx, project, owner_id), body)
@@ -211,33 +211,33 @@ _register("graph", _graph)
 # -- one item by uuid ---------------------------------------------------------------------
 
 
-def _edge(ctx: Context, project: Project, uuid: str) -> tuple[Edge, Graph]:
+def _edge(ctx: Services, project: Project, uuid: str) -> tuple[Edge, Graph]:
     record, graph = ids.item_graph(ctx, project, Edge, uuid)
     assert isinstance(record, Edge)
     return record, graph
 
 
-def _node(ctx: Context, project: Project, uuid: str) -> tuple[Node, Graph]:
+def _node(ctx: Services, project: Project, uuid: str) -> tuple[Node, Graph]:
     record, graph = ids.item_graph(ctx, project, Node, uuid)
     assert isinstance(record, Node)
     return record, graph
 
 
-def _episode(ctx: Context, project: Project, uuid: str) -> tuple[Episode, Graph]:
+def _episode(ctx: Services, project: Project, uuid: str) -> tuple[Episode, Graph]:
     record, graph = ids.item_graph(ctx, project, Episode, uuid)
     assert isinstance(record, Episode)
     return record, graph
 
 
 @router.get("/graph/edge/{uuid}", response_model=v3wire.EdgeV3)
-def get_edge(uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_edge(uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     edge, graph = _edge(ctx, project, uuid)
     return v3wire.edge(v4.edge(nodes.edge_views(ctx, [edge])[0], graph))
 
 
 @router.patch("/graph/edge/{uuid}", response_model=v3wire.EdgeV3)
 def update_edge(
-    uuid: str, body: EdgeUpdate, ctx: Context = CtxDep, project: Project = ProjectDep
+    uuid: str, body: EdgeUpdate, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     edge, graph = _edge(ctx, project, uuid)
     updated = edges.update_edge(ctx, project, graph.uuid, edge.uuid, body)
@@ -245,21 +245,21 @@ def update_edge(
 
 
 @router.delete("/graph/edge/{uuid}", response_model=v3wire.SuccessV3)
-def delete_edge(uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def delete_edge(uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     edge, graph = _edge(ctx, project, uuid)
     edges.delete_edge(ctx, project, graph.uuid, edge.uuid)
     return v3wire.SuccessV3(message="deleted")
 
 
 @router.get("/graph/node/{uuid}", response_model=v3wire.NodeV3)
-def get_node(uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_node(uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     node, graph = _node(ctx, project, uuid)
     return v3wire.node(v4.node(nodes.views(ctx, [node])[0], graph))
 
 
 @router.patch("/graph/node/{uuid}", response_model=v3wire.NodeV3)
 def update_node(
-    uuid: str, body: NodeUpdate, ctx: Context = CtxDep, project: Project = ProjectDep
+    uuid: str, body: NodeUpdate, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     node, graph = _node(ctx, project, uuid)
     updated = nodes.update_node(ctx, project, graph.uuid, node.uuid, body)
@@ -267,21 +267,21 @@ def update_node(
 
 
 @router.delete("/graph/node/{uuid}", response_model=v3wire.SuccessV3)
-def delete_node(uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def delete_node(uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     node, graph = _node(ctx, project, uuid)
     nodes.delete_node(ctx, project, graph.uuid, node.uuid)
     return v3wire.SuccessV3(message="deleted")
 
 
 @router.get("/graph/node/{uuid}/entity-edges", response_model=list[v3wire.EdgeV3])
-def get_node_edges(uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_node_edges(uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     node, graph = _node(ctx, project, uuid)
     found = nodes.incident_edges(ctx, graph.uuid, [node.uuid], "both")
     return [v3wire.edge(v4.edge(v, graph)) for v in nodes.edge_views(ctx, found)]
 
 
 @router.get("/graph/node/{uuid}/episodes", response_model=v3wire.EpisodesV3)
-def get_node_episodes(uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_node_episodes(uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     node, graph = _node(ctx, project, uuid)
     linked, _ = ctx.store.episodes_of(Node, graph.uuid, [node.uuid]).get(node.uuid, ([], False))
     found = [e for u in linked if (e := ctx.store.get(Episode, u, {"graph_uuid": graph.uuid}))]
@@ -289,14 +289,14 @@ def get_node_episodes(uuid: str, ctx: Context = CtxDep, project: Project = Proje
 
 
 @router.get("/graph/episodes/{uuid}", response_model=v3wire.EpisodeV3)
-def get_episode(uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_episode(uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     episode, graph = _episode(ctx, project, uuid)
     return episode_wires(ctx, project, graph, [episode])[0]
 
 
 @router.patch("/graph/episodes/{uuid}", response_model=v3wire.EpisodeV3)
 def update_episode(
-    uuid: str, body: EpisodeUpdate, ctx: Context = CtxDep, project: Project = ProjectDep
+    uuid: str, body: EpisodeUpdate, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     episode, graph = _episode(ctx, project, uuid)
     updated = episodes.update_episode(ctx, project, graph.uuid, episode.uuid, body)
@@ -304,14 +304,14 @@ def update_episode(
 
 
 @router.delete("/graph/episodes/{uuid}", response_model=v3wire.SuccessV3)
-def delete_episode(uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def delete_episode(uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     episode, graph = _episode(ctx, project, uuid)
     episodes.delete_episode(ctx, project, graph.uuid, episode.uuid)
     return v3wire.SuccessV3(message="deleted")
 
 
 @router.get("/graph/episodes/{uuid}/mentions", response_model=v3wire.MentionsV3)
-def get_episode_mentions(uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_episode_mentions(uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     """The nodes an episode mentions and the facts it supports."""
     episode, graph = _episode(ctx, project, uuid)
     node_uuids = ctx.store.linked_to_episodes(Node, graph.uuid, [episode.uuid])
@@ -329,7 +329,7 @@ def get_episode_mentions(uuid: str, ctx: Context = CtxDep, project: Project = Pr
 
 
 @router.get("/graph/observation/{uuid}", response_model=v3wire.ObservationV3)
-def get_observation(uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_observation(uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     found, graph = ids.item_graph(ctx, project, Observation, uuid)
     assert isinstance(found, Observation)
     provenance = ctx.store.episodes_of(Observation, graph.uuid, [found.uuid])

@@ -15,10 +15,10 @@ from graphrecall.api.zep_v3.common import PAGE_SIZE_MAX
 from graphrecall.api.zep_v3.graph_items import episode_wires, item_page
 from graphrecall.api.zep_v3.payloads import ItemListV3, NeighborsV3, SubgraphV3
 from graphrecall.api.zep_v4 import documents as v4documents
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
 from graphrecall.domain.models import Node, PageRequest
 from graphrecall.retrieval import filters as filter_language
-from graphrecall.services import documents, nodes
+from graphrecall.services.graph import documents, nodes
 from graphrecall.wire.zep_v4 import wire as v4
 
 router = make_router("zep v3: graph reads")
@@ -27,7 +27,7 @@ NEXT_CURSOR = "Zep-Next-Cursor"
 
 
 @router.post("/graph/subgraph", response_model=v3wire.SubgraphV3)
-def get_subgraph(body: SubgraphV3, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_subgraph(body: SubgraphV3, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     graph = ids.target_graph(ctx, project, body.user_id, body.graph_id)
     filters = search_filters.to_v4(body.search_filters)
     found_nodes, found_edges, reason = nodes.get_subgraph(
@@ -54,7 +54,7 @@ def get_neighbors(
     node_uuid: str,
     response: Response,
     body: NeighborsV3 | None = BodyParam(default=None),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     """The node's neighbours, each with the edges joining them; the next page's cursor
@@ -90,7 +90,7 @@ def get_neighbors(
 def get_episodes_for_document(
     document_id: str,
     graph_id: str = Query(max_length=500),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     """The document's episodes (its chunks) in the order they were added."""
@@ -107,7 +107,7 @@ def get_episodes_for_document(
 def get_document_summaries(
     graph_id: str,
     body: ItemListV3 | None = BodyParam(default=None),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     graph = ids.graph(ctx, project, graph_id)

@@ -20,11 +20,11 @@ from graphrecall.domain.models import (
     Thread,
     User,
 )
-from graphrecall.services import graphs, threads, users
-from graphrecall.services.context import Context
+from graphrecall.services.container import Services
+from graphrecall.services.graph import graphs, threads, users
 
 
-def user(ctx: Context, project: Project, user_id: str, *, param: str = "user_id") -> User:
+def user(ctx: Services, project: Project, user_id: str, *, param: str = "user_id") -> User:
     """``param``: the field the id came in (``source_user_id`` for a clone's source)."""
     try:
         return users.lookup_user(ctx, project, user_id=user_id, graph_id=None, thread_id=None)
@@ -32,14 +32,14 @@ def user(ctx: Context, project: Project, user_id: str, *, param: str = "user_id"
         raise NotFound("user", user_id, param=param) from None
 
 
-def thread(ctx: Context, project: Project, thread_id: str, *, param: str = "thread_id") -> Thread:
+def thread(ctx: Services, project: Project, thread_id: str, *, param: str = "thread_id") -> Thread:
     try:
         return threads.lookup_thread(ctx, project, thread_id)
     except NotFound:
         raise NotFound("thread", thread_id, param=param) from None
 
 
-def graph(ctx: Context, project: Project, graph_id: str, *, param: str = "graph_id") -> Graph:
+def graph(ctx: Services, project: Project, graph_id: str, *, param: str = "graph_id") -> Graph:
     try:
         return graphs.lookup_graph(ctx, project, graph_id=graph_id, thread_id=None, user_id=None)
     except NotFound:
@@ -47,7 +47,7 @@ def graph(ctx: Context, project: Project, graph_id: str, *, param: str = "graph_
 
 
 def target_graph(
-    ctx: Context, project: Project, user_id: str | None, graph_id: str | None
+    ctx: Services, project: Project, user_id: str | None, graph_id: str | None
 ) -> Graph:
     """The graph a body names by ``user_id`` (the user's graph) or ``graph_id``: one of
     them, as v3 requires."""
@@ -61,7 +61,7 @@ def target_graph(
 
 
 def item_graph(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     kind: type[Edge] | type[Node] | type[Episode] | type[Observation],
     uuid: str,
@@ -82,7 +82,7 @@ def item_graph(
     return record, owner
 
 
-def thread_ids(ctx: Context, project: Project, thread_uuids: set[str]) -> dict[str, str | None]:
+def thread_ids(ctx: Services, project: Project, thread_uuids: set[str]) -> dict[str, str | None]:
     """thread uuid -> its developer id, for episodes that came from messages."""
     out: dict[str, str | None] = {}
     for uuid in thread_uuids:
@@ -91,7 +91,7 @@ def thread_ids(ctx: Context, project: Project, thread_uuids: set[str]) -> dict[s
     return out
 
 
-def template(ctx: Context, project: Project, template_id: str) -> ContextTemplate:
+def template(ctx: Services, project: Project, template_id: str) -> ContextTemplate:
     """A context template by its v3 ``template_id``: its v4 ``name``."""
     found = ctx.store.find(
         ContextTemplate, {"project_uuid": project.uuid, "name": template_id.strip()}, limit=1

@@ -12,11 +12,11 @@ from fastapi import Query
 from graphrecall.api.zep_v3 import ids
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.payloads import InstructionsAddV3, InstructionsDeleteV3
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.inputs import SummaryInstructionsSet, UserInstruction
 from graphrecall.domain.models import User
-from graphrecall.services import summary_instructions as service
+from graphrecall.services.graph import summary_instructions as service
 
 router = make_router("zep v3: user summary instructions")
 Items = list[dict[str, Any]]
@@ -25,7 +25,7 @@ Items = list[dict[str, Any]]
 @router.get("/user-summary-instructions", response_model=v3wire.InstructionsV3)
 def list_instructions(
     user_id: str | None = Query(None, max_length=500),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     """The user's instructions (the project's while it has none of its own), else the
@@ -37,7 +37,7 @@ def list_instructions(
     return v3wire.InstructionsV3(instructions=[v3wire.InstructionV3(**i) for i in items])
 
 
-def _users(ctx: Context, project: Project, user_ids: list[str] | None) -> list[User]:
+def _users(ctx: Services, project: Project, user_ids: list[str] | None) -> list[User]:
     """Every user named, resolved before anything is written (an unknown one is a 404
     naming ``user_ids[i]``)."""
     out = []
@@ -47,7 +47,7 @@ def _users(ctx: Context, project: Project, user_ids: list[str] | None) -> list[U
 
 
 def _edit(
-    ctx: Context, project: Project, user_ids: list[str] | None, change: Callable[[Items], Items]
+    ctx: Services, project: Project, user_ids: list[str] | None, change: Callable[[Items], Items]
 ) -> None:
     """Apply ``change`` to the project's list, or to each named user's own list (a user
     left with none follows the project's again)."""
@@ -69,7 +69,7 @@ def _set(items: Items) -> SummaryInstructionsSet:
 
 @router.post("/user-summary-instructions", response_model=v3wire.SuccessV3)
 def add_instructions(
-    body: InstructionsAddV3, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: InstructionsAddV3, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     """Adds the instructions (one of the same name is replaced)."""
     added = [i.model_dump() for i in body.instructions]
@@ -87,7 +87,7 @@ def add_instructions(
 @router.delete("/user-summary-instructions", response_model=v3wire.SuccessV3)
 def delete_instructions(
     body: InstructionsDeleteV3 | None = BodyParam(default=None),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     """Deletes the named instructions, or all when none is named."""

@@ -12,10 +12,10 @@ from pydantic import ValidationError
 from graphrecall.api.zep_v3 import ids
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.payloads import EntityTypesV3
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
 from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Graph
-from graphrecall.services import graphs, ontology
+from graphrecall.services.graph import graphs, ontology
 from graphrecall.wire.errors import param_path
 
 router = make_router("zep v3: entity types")
@@ -50,7 +50,7 @@ def _v4_body(body: EntityTypesV3) -> ontology.OntologyIn:
         raise BadRequest(f"{param}: {error['msg']}", param=param) from None
 
 
-def _graphs(ctx: Context, project: Project, body: EntityTypesV3) -> list[Graph]:
+def _graphs(ctx: Services, project: Project, body: EntityTypesV3) -> list[Graph]:
     """Every graph named, resolved before anything is written."""
     found = [
         graphs.resolve(ctx, project, ids.user(ctx, project, u, param=f"user_ids[{i}]").graph_uuid)
@@ -65,7 +65,7 @@ def _graphs(ctx: Context, project: Project, body: EntityTypesV3) -> list[Graph]:
 
 @router.put("/entity-types", response_model=v3wire.SuccessV3)
 def set_entity_types(
-    body: EntityTypesV3, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: EntityTypesV3, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     """Sets the types of the graphs named, or the project's when none is."""
     request = _v4_body(body)
@@ -81,7 +81,7 @@ def set_entity_types(
 def list_entity_types(
     user_id: str | None = Query(None, max_length=500),
     graph_id: str | None = Query(None, max_length=500),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     """The types extraction uses for the user's or graph's graph (the project's while

@@ -7,15 +7,16 @@ from typing import Any
 
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.payloads import ProjectUpdateV3
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
-from graphrecall.services import projects, tasks
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
+from graphrecall.services import tasks
+from graphrecall.services.accounts import projects
 from graphrecall.wire.zep_v4 import wire as v4
 
 router = make_router("zep v3: tasks")
 
 
 @router.get("/tasks/{task_id}", response_model=v3wire.TaskV3)
-def get_task(task_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_task(task_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return v3wire.task(v4.task(tasks.get_task(ctx, project.uuid, task_id, param="task_id")))
 
 
@@ -37,7 +38,7 @@ def get_project(project: Project = ProjectDep) -> Any:
 
 @router.patch("/projects/info", response_model=v3wire.ProjectV3)
 def update_project(
-    body: ProjectUpdateV3, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: ProjectUpdateV3, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     if "default_time_zone" not in body.model_fields_set:
         return _project(project)

@@ -9,10 +9,10 @@ from graphrecall.api.zep_v3 import ids
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.common import v3_fields
 from graphrecall.api.zep_v3.payloads import TemplateCreateV3, TemplateUpdateV3
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
 from graphrecall.domain import limits
 from graphrecall.domain.models import ContextTemplate, PageRequest
-from graphrecall.services import context_templates
+from graphrecall.services.get_context import templates as context_templates
 
 router = make_router("zep v3: context templates")
 T = TypeVar("T")
@@ -23,7 +23,7 @@ def _wire(t: ContextTemplate) -> v3wire.TemplateV3:
 
 
 @router.get("/context-templates", response_model=v3wire.TemplateListV3)
-def list_templates(ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def list_templates(ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     """Every template of the project (v3 does not page this list), oldest first."""
     out: list[v3wire.TemplateV3] = []
     page = PageRequest(page_size=limits.LIST_PAGE_SIZE_MAX, order_by="created_at", order="asc")
@@ -37,7 +37,7 @@ def list_templates(ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
 
 @router.post("/context-templates", response_model=v3wire.TemplateV3)
 def create_template(
-    body: TemplateCreateV3, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: TemplateCreateV3, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     # v4 calls the template's id its name.
     with v3_fields({r"^name$": "template_id"}):
@@ -46,7 +46,7 @@ def create_template(
 
 
 @router.get("/context-templates/{template_id}", response_model=v3wire.TemplateV3)
-def get_template(template_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_template(template_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return _wire(ids.template(ctx, project, template_id))
 
 
@@ -54,7 +54,7 @@ def get_template(template_id: str, ctx: Context = CtxDep, project: Project = Pro
 def update_template(
     template_id: str,
     body: TemplateUpdateV3,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     found = ids.template(ctx, project, template_id)
@@ -62,6 +62,6 @@ def update_template(
 
 
 @router.delete("/context-templates/{template_id}", response_model=v3wire.SuccessV3)
-def delete_template(template_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def delete_template(template_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     context_templates.delete_template(ctx, project, ids.template(ctx, project, template_id).uuid)
     return v3wire.SuccessV3(message="deleted")

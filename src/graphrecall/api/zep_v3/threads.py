@@ -16,7 +16,7 @@ from graphrecall.api.zep_v3.common import (
     v3_fields,
 )
 from graphrecall.api.zep_v3.payloads import MessagesAddV3, ThreadCreateV3
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
 from graphrecall.domain.errors import NotFound
 from graphrecall.domain.inputs import MessageUpdate
 from graphrecall.domain.models import (
@@ -26,15 +26,15 @@ from graphrecall.domain.models import (
     ThreadSummary,
     User,
 )
-from graphrecall.services import graphs, threads
-from graphrecall.services.context_assembly import thread_context
+from graphrecall.services.get_context.assembly import thread_context
+from graphrecall.services.graph import graphs, threads
 from graphrecall.wire.zep_v4 import wire as v4
 
 router = make_router("zep v3: threads")
 THREAD_ORDERS = ("created_at", "updated_at", "thread_id", "uuid")
 
 
-def _user_ids(ctx: Context, project: Project, found: list[Thread]) -> dict[str, str | None]:
+def _user_ids(ctx: Services, project: Project, found: list[Thread]) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for user_uuid in {t.user_uuid for t in found}:
         user = ctx.store.get(User, user_uuid, {"project_uuid": project.uuid})
@@ -44,7 +44,7 @@ def _user_ids(ctx: Context, project: Project, found: list[Thread]) -> dict[str, 
 
 @router.post("/threads", response_model=v3wire.ThreadV3)
 def create_thread(
-    body: ThreadCreateV3, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: ThreadCreateV3, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     user = ids.user(ctx, project, body.user_id)
     thread = threads.create_thread(ctx, project, user.uuid, body.thread_id)
@@ -57,7 +57,7 @@ def list_threads(
     page_size: str | None = Query(None),
     order_by: str | None = Query(None),
     asc: str | None = Query(None),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     wanted = numbered(page_number, page_size, order_by, asc, THREAD_ORDERS)
@@ -71,12 +71,12 @@ def list_threads(
 
 
 @router.delete("/threads/{thread_id}", response_model=v3wire.SuccessV3)
-def delete_thread(thread_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def delete_thread(thread_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     threads.delete_thread(ctx, project, ids.thread(ctx, project, thread_id).uuid)
     return v3wire.SuccessV3(message="deleted")
 
 
-def _add(thread_id: str, body: MessagesAddV3, ctx: Context, project: Project) -> Any:
+def _add(thread_id: str, body: MessagesAddV3, ctx: Services, project: Project) -> Any:
     thread = ids.thread(ctx, project, thread_id)
     with v3_fields({r"\.reference_time$": ".created_at"}):
         added, task = threads.add_messages(ctx, project, thread.uuid, body)
@@ -88,14 +88,14 @@ def _add(thread_id: str, body: MessagesAddV3, ctx: Context, project: Project) ->
 
 @router.post("/threads/{thread_id}/messages", response_model=v3wire.AddMessagesV3)
 def add_messages(
-    thread_id: str, body: MessagesAddV3, ctx: Context = CtxDep, project: Project = ProjectDep
+    thread_id: str, body: MessagesAddV3, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return _add(thread_id, body, ctx, project)
 
 
 @router.post("/threads/{thread_id}/messages-batch", response_model=v3wire.AddMessagesV3)
 def add_messages_batch(
-    thread_id: str, body: MessagesAddV3, ctx: Context = CtxDep, project: Project = ProjectDep
+    thread_id: str, body: MessagesAddV3, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     """v3's bulk import route; here the same call as ``add_messages``."""
     return _add(thread_id, body, ctx, project)
@@ -107,7 +107,7 @@ def get_messages(
     limit: str | None = Query(None),
     cursor: str | None = Query(None),
     lastn: str | None = Query(None),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     """Messages in conversation order: ``lastn`` the newest n (overriding the rest),
@@ -141,7 +141,7 @@ def get_messages(
 def get_user_context(
     thread_id: str,
     template_id: str | None = Query(None, max_length=500),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     """The user's context block for the thread; a v3 ``template_id`` names a v4 context
@@ -153,7 +153,7 @@ def get_user_context(
 
 @router.get("/threads/{thread_id}/episodes", response_model=v3wire.EpisodesV3)
 def get_thread_episodes(
-    thread_id: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    thread_id: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     thread = ids.thread(ctx, project, thread_id)
     graph = graphs.resolve(ctx, project, thread.graph_uuid)
@@ -168,7 +168,7 @@ def get_thread_episodes(
 
 
 @router.get("/threads/{thread_id}/summary", response_model=v3wire.ThreadSummaryV3)
-def get_summary(thread_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_summary(thread_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     thread = ids.thread(ctx, project, thread_id)
     found = ctx.store.find(ThreadSummary, {"thread_uuid": thread.uuid}, limit=1)
     if not found:
@@ -178,7 +178,7 @@ def get_summary(thread_id: str, ctx: Context = CtxDep, project: Project = Projec
 
 @router.patch("/messages/{message_uuid}", response_model=v3wire.MessageV3)
 def update_message(
-    message_uuid: str, body: MessageUpdate, ctx: Context = CtxDep, project: Project = ProjectDep
+    message_uuid: str, body: MessageUpdate, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     """A message named by uuid alone: its thread is found from it."""
     message, _ = ids.item_graph(ctx, project, Episode, message_uuid, param="message_uuid")

@@ -10,11 +10,11 @@ from fastapi import Query
 
 from graphrecall.api.zep_v3 import wire as v3wire
 from graphrecall.api.zep_v3.common import numbered, numbered_page, str_param, v3_fields
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
 from graphrecall.domain import models as m
 from graphrecall.domain.inputs import MembershipChange, UserGroupCreate, UserGroupUpdate
 from graphrecall.domain.models import PageRequest, UserGroupMember
-from graphrecall.services import user_groups
+from graphrecall.services.graph import user_groups
 
 router = make_router("zep v3: user groups")
 GROUP_ORDERS = ("created_at", "name", "uuid")
@@ -25,7 +25,7 @@ PageSize = Query(None, alias="pageSize")
 Search = Query(None, max_length=500)
 
 
-def _group(ctx: Context, project: Project, g: m.UserGroup) -> v3wire.UserGroupV3:
+def _group(ctx: Services, project: Project, g: m.UserGroup) -> v3wire.UserGroupV3:
     members = ctx.store.count(UserGroupMember, {"project_uuid": project.uuid, "group_uuid": g.uuid})
     return v3wire.UserGroupV3(
         uuid=g.uuid,
@@ -44,7 +44,7 @@ def _group(ctx: Context, project: Project, g: m.UserGroup) -> v3wire.UserGroupV3
 def list_for_user(
     user_uuid: str,
     project_id: str | None = ProjectId,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     page = PageRequest(page_size=100, order_by="created_at", order="asc")
@@ -63,7 +63,7 @@ def list_groups(
     page_number: str | None = PageNumber,
     page_size: str | None = PageSize,
     search: str | None = Search,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     wanted = numbered(
@@ -83,7 +83,7 @@ def list_groups(
 def create_group(
     body: UserGroupCreate,
     project_id: str | None = ProjectId,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     return _group(ctx, project, user_groups.create_group(ctx, project, body))
@@ -93,7 +93,7 @@ def create_group(
 def get_group(
     group_uuid: str,
     project_id: str | None = ProjectId,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     return _group(ctx, project, user_groups.get_group(ctx, project, group_uuid))
@@ -104,7 +104,7 @@ def update_group(
     group_uuid: str,
     body: UserGroupUpdate,
     project_id: str | None = ProjectId,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     return _group(ctx, project, user_groups.update_group(ctx, project, group_uuid, body))
@@ -114,7 +114,7 @@ def update_group(
 def delete_group(
     group_uuid: str,
     project_id: str | None = ProjectId,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     user_groups.delete_group(ctx, project, group_uuid)
@@ -122,7 +122,7 @@ def delete_group(
 
 
 def _members(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     group_uuid: str,
     page_number: str | None,
@@ -152,7 +152,7 @@ def list_members(
     page_number: str | None = PageNumber,
     page_size: str | None = PageSize,
     search: str | None = Search,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     return _members(ctx, project, group_uuid, page_number, page_size, search, candidates=False)
@@ -165,7 +165,7 @@ def list_member_candidates(
     page_number: str | None = PageNumber,
     page_size: str | None = PageSize,
     search: str | None = Search,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     return _members(ctx, project, group_uuid, page_number, page_size, search, candidates=True)
@@ -176,7 +176,7 @@ def add_members(
     group_uuid: str,
     body: MembershipChange,
     project_id: str | None = ProjectId,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     added, no_op = user_groups.add_members(ctx, project, group_uuid, body)
@@ -188,7 +188,7 @@ def remove_members(
     group_uuid: str,
     body: MembershipChange,
     project_id: str | None = ProjectId,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     removed, no_op = user_groups.remove_members(ctx, project, group_uuid, body)
@@ -200,7 +200,7 @@ def remove_member(
     group_uuid: str,
     user_uuid: str,
     project_id: str | None = ProjectId,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     with v3_fields({r"^user_uuids\[0\]$": "user_uuid"}):

@@ -15,10 +15,10 @@ from graphrecall.api.zep_v3.common import (
     numbered_page,
     str_param,
 )
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
 from graphrecall.domain.inputs import UserCreate, UserUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import graphs, nodes, threads, users
+from graphrecall.services.graph import graphs, nodes, threads, users
 from graphrecall.wire.zep_v4 import wire as v4
 
 router = make_router("zep v3: users")
@@ -26,7 +26,7 @@ ORDERS = ("created_at", "user_id", "email", "uuid")
 
 
 @router.post("/users", response_model=v3wire.UserV3)
-def add_user(body: UserCreate, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def add_user(body: UserCreate, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return v3wire.user(users.create_user(ctx, project, body))
 
 
@@ -37,7 +37,7 @@ def list_users_ordered(
     search: str | None = Query(None, max_length=500),
     order_by: str | None = Query(None),
     asc: str | None = Query(None),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     wanted = numbered(
@@ -52,20 +52,20 @@ def list_users_ordered(
 
 
 @router.get("/users/{user_id}", response_model=v3wire.UserV3)
-def get_user(user_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_user(user_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return v3wire.user(ids.user(ctx, project, user_id))
 
 
 @router.patch("/users/{user_id}", response_model=v3wire.UserV3)
 def update_user(
-    user_id: str, body: UserUpdate, ctx: Context = CtxDep, project: Project = ProjectDep
+    user_id: str, body: UserUpdate, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     found = ids.user(ctx, project, user_id)
     return v3wire.user(users.update_user(ctx, project, found.uuid, body))
 
 
 @router.delete("/users/{user_id}", response_model=v3wire.SuccessV3)
-def delete_user(user_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def delete_user(user_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     users.delete_user(ctx, project, ids.user(ctx, project, user_id).uuid)
     return v3wire.SuccessV3(message="deleted")
 
@@ -74,7 +74,7 @@ def delete_user(user_id: str, ctx: Context = CtxDep, project: Project = ProjectD
 def get_user_threads(
     user_id: str,
     limit: str | None = Query(None),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     """A bare array of the user's threads, newest first (``limit`` as 3.x sends it)."""
@@ -87,7 +87,7 @@ def get_user_threads(
 
 
 @router.get("/users/{user_id}/node", response_model=v3wire.UserNodeV3)
-def get_user_node(user_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_user_node(user_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     found = ids.user(ctx, project, user_id)
     node = users.user_node(ctx, project, found.uuid)
     graph = graphs.resolve(ctx, project, node.graph_uuid)
@@ -95,7 +95,7 @@ def get_user_node(user_id: str, ctx: Context = CtxDep, project: Project = Projec
 
 
 @router.get("/users/{user_id}/warm", response_model=v3wire.SuccessV3)
-def warm_user(user_id: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def warm_user(user_id: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     """Loads what the user's graph's searches read (v4's ``graph.warm``)."""
     graphs.warm_graph(ctx, project, ids.user(ctx, project, user_id).graph_uuid)
     return v3wire.SuccessV3(message="warming")

@@ -6,12 +6,12 @@ from typing import Any
 
 from fastapi import Depends, Query
 
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router, paging
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router, paging
 from graphrecall.domain import models as m
 from graphrecall.domain.inputs import BatchCreate, BatchItemsAdd
 from graphrecall.domain.models import BatchStatus, PageRequest
 from graphrecall.ingest.batches import Progress
-from graphrecall.services import batches
+from graphrecall.services.graph import batches
 from graphrecall.wire.zep_v4 import wire
 from graphrecall.wire.zep_v4.paging import Paging
 
@@ -102,7 +102,7 @@ def _item(item: m.BatchItem, status: str) -> BatchItemWire:
 
 
 @router.post("/batches", response_model=BatchWire)
-def create_batch(body: BatchCreate, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def create_batch(body: BatchCreate, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return _batch(batches.create_batch(ctx, project, body), None)
 
 
@@ -110,7 +110,7 @@ def create_batch(body: BatchCreate, ctx: Context = CtxDep, project: Project = Pr
 def list_batches(
     status: BatchStatus | None = Query(None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = batches.list_batches(ctx, project, page, status)
@@ -123,14 +123,14 @@ def list_batches(
 
 
 @router.get("/batches/{batch_uuid}", response_model=BatchWire)
-def get_batch(batch_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_batch(batch_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     batch = batches.get_batch(ctx, project, batch_uuid)
     return _batch(batch, batches.progress(ctx, batch))
 
 
 @router.delete("/batches/{batch_uuid}")
 def delete_batch(
-    batch_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    batch_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> dict[str, str]:
     """The SDK parses no body here; a small JSON one keeps every 2xx a JSON response."""
     batches.delete_batch(ctx, project, batch_uuid)
@@ -139,7 +139,7 @@ def delete_batch(
 
 @router.post("/batches/{batch_uuid}/items", response_model=BatchItemsResponse)
 def add_items(
-    batch_uuid: str, body: BatchItemsAdd, ctx: Context = CtxDep, project: Project = ProjectDep
+    batch_uuid: str, body: BatchItemsAdd, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     items, rejected = batches.add_items(ctx, project, batch_uuid, body)
     return BatchItemsResponse(
@@ -152,7 +152,7 @@ def add_items(
 def list_items(
     batch_uuid: str,
     page: PageRequest = Depends(_item_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result, statuses = batches.list_items(ctx, project, batch_uuid, page)
@@ -164,7 +164,7 @@ def list_items(
 
 
 @router.post("/batches/{batch_uuid}/process", response_model=ProcessBatchResult)
-def process_batch(batch_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def process_batch(batch_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     batch, task = batches.process_batch(ctx, project, batch_uuid)
     return ProcessBatchResult(
         batch=_batch(batch, batches.progress(ctx, batch)), task=wire.task(task)

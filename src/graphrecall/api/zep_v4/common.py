@@ -13,7 +13,7 @@ from pydantic import TypeAdapter
 from graphrecall.api.deps import ctx_dependency, current_project
 from graphrecall.domain import limits
 from graphrecall.domain.models import Page, PageRequest, Project
-from graphrecall.services.context import Context
+from graphrecall.services.container import Services
 from graphrecall.wire.zep_v4.paging import Paging
 
 
@@ -48,10 +48,10 @@ def serialized(model: Any, content: Any) -> Response:
 CtxDep = Depends(ctx_dependency)
 ProjectDep = Depends(current_project)
 __all__ = [
-    "Context",
     "CtxDep",
     "Project",
     "ProjectDep",
+    "Services",
     "make_router",
     "paging",
     "serialized",

@@ -7,17 +7,17 @@ from typing import Any
 from fastapi import Depends
 
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
 )
 from graphrecall.domain.models import EpisodeDebugLog, IngestionTrace, PageRequest
 from graphrecall.ingest import trace
-from graphrecall.services import debug_logs as service
+from graphrecall.services.graph import debug_logs as service
 from graphrecall.wire.zep_v4 import wire
 from graphrecall.wire.zep_v4.paging import Paging
 
@@ -71,7 +71,7 @@ def _trace(t: IngestionTrace) -> IngestionTraceWire:
 
 
 @router.post("/debug-logs/enable", response_model=DebugLoggingEnablementWire)
-def enable(ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def enable(ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     service.enable(ctx, project)
     return DebugLoggingEnablementWire(
         duration_seconds=trace.DURATION_SECONDS, ingestion_trace_enabled=True
@@ -83,7 +83,7 @@ def enable(ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
     response_model=EpisodeDebugLogWire,
 )
 def get_debug_logs(
-    graph_uuid: str, episode_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, episode_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return _log(service.get_debug_log(ctx, project, graph_uuid, episode_uuid))
 
@@ -96,7 +96,7 @@ def list_ingestion_traces(
     graph_uuid: str,
     episode_uuid: str,
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = service.list_traces(ctx, project, graph_uuid, episode_uuid, page)

@@ -8,10 +8,10 @@ from fastapi import Body as BodyParam
 from fastapi import Depends
 
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
@@ -32,7 +32,7 @@ def list_observations(
     graph_uuid: str,
     body: FilteredListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     found, items = answers.list_observations(
@@ -45,7 +45,7 @@ def list_observations(
     "/graphs/{graph_uuid}/observations/{observation_uuid}", response_model=wire.ObservationWire
 )
 def get_observation(
-    graph_uuid: str, observation_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, observation_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return answers.get_observation(ctx, project, graph_uuid, observation_uuid)
 
@@ -58,7 +58,7 @@ def list_thread_summaries(
     graph_uuid: str,
     body: FilteredListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     found, items = answers.list_thread_summaries(

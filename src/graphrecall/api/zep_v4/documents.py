@@ -8,16 +8,16 @@ from fastapi import Body as BodyParam
 from fastapi import Depends
 
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
 )
 from graphrecall.domain.models import DocumentSummary, PageRequest
-from graphrecall.services import documents, graphs
+from graphrecall.services.graph import documents, graphs
 from graphrecall.wire.zep_v4 import wire
 from graphrecall.wire.zep_v4.bodies import FilteredListBody
 from graphrecall.wire.zep_v4.paging import Paging
@@ -53,7 +53,7 @@ def list_document_episodes(
     graph_uuid: str,
     document_id: str,
     page: PageRequest = Depends(_episode_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
@@ -69,7 +69,7 @@ def list_document_summaries(
     graph_uuid: str,
     body: FilteredListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_summary_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     where = (body or FilteredListBody()).predicate("list:document_summaries")

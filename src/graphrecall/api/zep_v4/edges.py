@@ -8,17 +8,17 @@ from fastapi import Body as BodyParam
 from fastapi import Depends
 
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
 )
 from graphrecall.domain.inputs import EdgesAdd, EdgeUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import edges, graphs, nodes
+from graphrecall.services.graph import edges, graphs, nodes
 from graphrecall.wire.zep_v4 import paging as pages
 from graphrecall.wire.zep_v4 import wire
 from graphrecall.wire.zep_v4.bodies import FilteredListBody
@@ -29,7 +29,7 @@ _paging = paging(pages.EDGES)
 
 @router.post("/graphs/{graph_uuid}/edges", response_model=wire.AddEdgesResult)
 def add_edges(
-    graph_uuid: str, body: EdgesAdd, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, body: EdgesAdd, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     added, task = edges.add_edges(ctx, project, graph_uuid, body)
     return wire.AddEdgesResult(
@@ -42,7 +42,7 @@ def list_edges(
     graph_uuid: str,
     body: FilteredListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     where = (body or FilteredListBody()).predicate("list:edges")
@@ -53,7 +53,7 @@ def list_edges(
 
 @router.get("/graphs/{graph_uuid}/edges/{edge_uuid}", response_model=wire.EdgeWire)
 def get_edge(
-    graph_uuid: str, edge_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, edge_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
     edge = edges.get_edge(ctx, project, graph.uuid, edge_uuid)
@@ -65,7 +65,7 @@ def update_edge(
     graph_uuid: str,
     edge_uuid: str,
     body: EdgeUpdate,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
@@ -75,6 +75,6 @@ def update_edge(
 
 @router.delete("/graphs/{graph_uuid}/edges/{edge_uuid}", response_model=wire.AsyncResult)
 def delete_edge(
-    graph_uuid: str, edge_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, edge_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return wire.AsyncResult(task=wire.task(edges.delete_edge(ctx, project, graph_uuid, edge_uuid)))

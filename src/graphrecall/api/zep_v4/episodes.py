@@ -8,17 +8,17 @@ from fastapi import Body as BodyParam
 from fastapi import Depends
 
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
 )
 from graphrecall.domain.inputs import EpisodeCreate, EpisodeUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import episodes, graphs
+from graphrecall.services.graph import episodes, graphs
 from graphrecall.wire.zep_v4 import answers, wire
 from graphrecall.wire.zep_v4 import paging as pages
 from graphrecall.wire.zep_v4.bodies import FilteredListBody
@@ -29,7 +29,7 @@ _paging = paging(pages.EPISODES)
 
 @router.post("/graphs/{graph_uuid}/episodes", response_model=wire.AddEpisodeResult)
 def add_episode(
-    graph_uuid: str, body: EpisodeCreate, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, body: EpisodeCreate, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     episode, task = episodes.add_episode(ctx, project, graph_uuid, body)
     graph = graphs.resolve(ctx, project, episode.graph_uuid)
@@ -41,7 +41,7 @@ def list_episodes(
     graph_uuid: str,
     body: FilteredListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     found, items = answers.list_episodes(ctx, project, graph_uuid, body or FilteredListBody(), page)
@@ -50,7 +50,7 @@ def list_episodes(
 
 @router.get("/graphs/{graph_uuid}/episodes/{episode_uuid}", response_model=wire.EpisodeWire)
 def get_episode(
-    graph_uuid: str, episode_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, episode_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
     return wire.episode(episodes.get_episode(ctx, project, graph.uuid, episode_uuid), graph)
@@ -61,7 +61,7 @@ def update_episode(
     graph_uuid: str,
     episode_uuid: str,
     body: EpisodeUpdate,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
@@ -72,7 +72,7 @@ def update_episode(
 
 @router.delete("/graphs/{graph_uuid}/episodes/{episode_uuid}", response_model=wire.AsyncResult)
 def delete_episode(
-    graph_uuid: str, episode_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, episode_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return wire.AsyncResult(
         task=wire.task(episodes.delete_episode(ctx, project, graph_uuid, episode_uuid))

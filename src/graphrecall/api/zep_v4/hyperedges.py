@@ -9,10 +9,10 @@ from fastapi import Body as BodyParam
 from fastapi import Depends
 
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
@@ -20,7 +20,7 @@ from graphrecall.api.zep_v4.common import (
 from graphrecall.domain import models as m
 from graphrecall.domain.inputs import HyperedgeAdd, HyperedgeMember, HyperedgeUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import graphs, hyperedges
+from graphrecall.services.graph import graphs, hyperedges
 from graphrecall.wire.zep_v4 import wire
 from graphrecall.wire.zep_v4.bodies import Body
 from graphrecall.wire.zep_v4.paging import Paging
@@ -106,7 +106,7 @@ def _hyperedge(v: m.HyperedgeView, g: m.Graph) -> HyperedgeWire:
 
 @router.post("/graphs/{graph_uuid}/hyperedges", response_model=AddHyperedgeResult)
 def add_hyperedge(
-    graph_uuid: str, body: HyperedgeAdd, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, body: HyperedgeAdd, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     hyperedge, members, task = hyperedges.add_hyperedge(ctx, project, graph_uuid, body)
     return AddHyperedgeResult(
@@ -137,7 +137,7 @@ def list_hyperedges(
     graph_uuid: str,
     body: HyperedgeListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     filters = (body or HyperedgeListBody()).filters
@@ -147,7 +147,7 @@ def list_hyperedges(
 
 @router.get("/graphs/{graph_uuid}/hyperedges/{hyperedge_uuid}", response_model=HyperedgeWire)
 def get_hyperedge(
-    graph_uuid: str, hyperedge_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, hyperedge_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
     return _hyperedge(hyperedges.get_hyperedge(ctx, project, graph.uuid, hyperedge_uuid), graph)
@@ -158,7 +158,7 @@ def update_hyperedge(
     graph_uuid: str,
     hyperedge_uuid: str,
     body: HyperedgeUpdate,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
@@ -168,7 +168,7 @@ def update_hyperedge(
 
 @router.delete("/graphs/{graph_uuid}/hyperedges/{hyperedge_uuid}", response_model=wire.AsyncResult)
 def delete_hyperedge(
-    graph_uuid: str, hyperedge_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, hyperedge_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     task = hyperedges.delete_hyperedge(ctx, project, graph_uuid, hyperedge_uuid)
     return wire.AsyncResult(task=wire.task(task))
@@ -182,7 +182,7 @@ def create_member(
     graph_uuid: str,
     hyperedge_uuid: str,
     body: HyperedgeMember,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     (edge, source, target), task = hyperedges.create_member(
@@ -199,7 +199,7 @@ def delete_member(
     graph_uuid: str,
     hyperedge_uuid: str,
     edge_uuid: str,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     task = hyperedges.delete_member(ctx, project, graph_uuid, hyperedge_uuid, edge_uuid)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
-from graphrecall.services import lookup
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
+from graphrecall.services.graph import lookup
 from graphrecall.wire.zep_v4 import wire
 from graphrecall.wire.zep_v4.bodies import LookupBatchBody
 
@@ -25,7 +25,7 @@ class LookupBatchResponse(wire.Wire):
 
 @router.post("/lookup", response_model=LookupBatchResponse)
 def lookup_batch(
-    body: LookupBatchBody, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: LookupBatchBody, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     found = lookup.lookup_batch(
         ctx, project, {"graphs": body.graphs, "threads": body.threads, "users": body.users}

@@ -8,17 +8,17 @@ from fastapi import Body as BodyParam
 from fastapi import Depends
 
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
 )
 from graphrecall.domain.inputs import NodesAdd, NodeUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import graphs, nodes
+from graphrecall.services.graph import graphs, nodes
 from graphrecall.wire.zep_v4 import answers, wire
 from graphrecall.wire.zep_v4 import paging as pages
 from graphrecall.wire.zep_v4.bodies import FilteredListBody, NeighborsBody
@@ -30,7 +30,7 @@ _neighbor_paging = paging(pages.NEIGHBORS)
 
 @router.post("/graphs/{graph_uuid}/nodes", response_model=wire.AddNodesResult)
 def add_nodes(
-    graph_uuid: str, body: NodesAdd, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, body: NodesAdd, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     added, task = nodes.add_nodes(ctx, project, graph_uuid, body)
     return wire.AddNodesResult(nodes=[wire.added_node(n) for n in added], task=wire.task(task))
@@ -41,7 +41,7 @@ def list_nodes(
     graph_uuid: str,
     body: FilteredListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     where = (body or FilteredListBody()).predicate("list:nodes")
@@ -53,7 +53,7 @@ def list_nodes(
 
 @router.get("/graphs/{graph_uuid}/nodes/{node_uuid}", response_model=wire.NodeWire)
 def get_node(
-    graph_uuid: str, node_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, node_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
     node = nodes.get_node(ctx, project, graph.uuid, node_uuid)
@@ -65,7 +65,7 @@ def update_node(
     graph_uuid: str,
     node_uuid: str,
     body: NodeUpdate,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
@@ -75,7 +75,7 @@ def update_node(
 
 @router.delete("/graphs/{graph_uuid}/nodes/{node_uuid}", response_model=wire.AsyncResult)
 def delete_node(
-    graph_uuid: str, node_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    graph_uuid: str, node_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return wire.AsyncResult(task=wire.task(nodes.delete_node(ctx, project, graph_uuid, node_uuid)))
 
@@ -89,7 +89,7 @@ def list_neighbors(
     node_uuid: str,
     body: NeighborsBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_neighbor_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     found, entries = answers.list_neighbors(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
 from graphrecall.domain.models import Graph
-from graphrecall.services import nodes, query
+from graphrecall.services.graph import nodes, query
 from graphrecall.wire.zep_v4 import wire
 from graphrecall.wire.zep_v4.bodies import GraphQueryBody
 
@@ -39,7 +39,7 @@ def _by_graph(pairs: list[tuple[Graph, Any]]) -> dict[str, tuple[Graph, list[Any
 
 
 @router.post("/graphs/query", response_model=GraphQueryResponse)
-def query_graph(body: GraphQueryBody, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def query_graph(body: GraphQueryBody, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     query.check_request(
         mode=body.mode,
         generate_answer=bool(body.generate_answer),

@@ -12,15 +12,15 @@ from typing import Any
 from fastapi import Query
 
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     serialized,
 )
-from graphrecall.services import search
-from graphrecall.services.search import SEARCH_PAGE_MAX
+from graphrecall.services.graph import search
+from graphrecall.services.graph.search import SEARCH_PAGE_MAX
 from graphrecall.wire.zep_v4 import search as shapes
 from graphrecall.wire.zep_v4 import wire
 from graphrecall.wire.zep_v4.bodies import SearchBody
@@ -38,7 +38,7 @@ def _route(scope: str, item: type[Any], convert: shapes.Converter) -> Callable[.
         body: SearchBody,
         page_size: int = PageSize,
         cursor: str | None = CursorQ,
-        ctx: Context = CtxDep,
+        ctx: Services = CtxDep,
         project: Project = ProjectDep,
     ) -> Any:
         graph, found, next_cursor = search.search(

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphrecall.api.zep_v4.common import Context, CtxDep, Project, ProjectDep, make_router
+from graphrecall.api.zep_v4.common import CtxDep, Project, ProjectDep, Services, make_router
 from graphrecall.domain.inputs import SummaryInstructionsSet
-from graphrecall.services import summary_instructions as service
+from graphrecall.services.graph import summary_instructions as service
 from graphrecall.wire.zep_v4 import wire
 
 router = make_router("user summary")
@@ -31,20 +31,20 @@ def _wire(found: service.Instructions) -> UserSummaryInstructionsWire:
 
 
 @router.get("/project/user-summary-instructions", response_model=UserSummaryInstructionsWire)
-def get_project_instructions(ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_project_instructions(ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return _wire(service.get_project_instructions(ctx, project))
 
 
 @router.put("/project/user-summary-instructions", response_model=UserSummaryInstructionsWire)
 def set_project_instructions(
-    body: SummaryInstructionsSet, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: SummaryInstructionsSet, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return _wire(service.set_project_instructions(ctx, project, body))
 
 
 @router.get("/users/{user_uuid}/summary-instructions", response_model=UserSummaryInstructionsWire)
 def get_user_instructions(
-    user_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    user_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return _wire(service.get_user_instructions(ctx, project, user_uuid))
 
@@ -53,7 +53,7 @@ def get_user_instructions(
 def set_user_instructions(
     user_uuid: str,
     body: SummaryInstructionsSet,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     return _wire(service.set_user_instructions(ctx, project, user_uuid, body))

@@ -7,10 +7,10 @@ from typing import Any
 from fastapi import Depends, Query
 
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
@@ -30,7 +30,7 @@ def list_tasks(
     status: TaskStatus | None = Query(None),
     type: str | None = Query(None, max_length=100),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = tasks.list_tasks(ctx, project.uuid, page, status=status, type_=type)
@@ -38,7 +38,7 @@ def list_tasks(
 
 
 @router.get("/tasks/{task_uuid}", response_model=wire.TaskWire)
-def get_task(task_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_task(task_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return wire.task(tasks.get_task(ctx, project.uuid, task_uuid))
 
 
@@ -49,6 +49,6 @@ def get_project(project: Project = ProjectDep) -> Any:
 
 @router.patch("/project", response_model=wire.ProjectWire, tags=["project"])
 def update_project(
-    body: ProjectUpdateBody, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: ProjectUpdateBody, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return wire.project(answers.update_project(ctx, project, body))

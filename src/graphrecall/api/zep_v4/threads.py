@@ -7,17 +7,17 @@ from typing import Any
 from fastapi import Depends, Query
 
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
 )
 from graphrecall.domain.inputs import MessagesAdd, MessageUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import threads
+from graphrecall.services.graph import threads
 from graphrecall.wire.zep_v4 import answers, wire
 from graphrecall.wire.zep_v4 import paging as pages
 from graphrecall.wire.zep_v4.bodies import LookupBody, ThreadCreateBody
@@ -30,7 +30,7 @@ _episode_paging = paging(pages.THREAD_EPISODES)
 
 @router.post("/threads", response_model=wire.ThreadWire)
 def create_thread(
-    body: ThreadCreateBody, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: ThreadCreateBody, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return wire.thread(threads.create_thread(ctx, project, body.user_uuid))
 
@@ -39,7 +39,7 @@ def create_thread(
 def list_threads(
     user_uuid: str | None = Query(None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = threads.list_threads(ctx, project, page, user_uuid)
@@ -47,23 +47,23 @@ def list_threads(
 
 
 @router.post("/threads/lookup", response_model=wire.ThreadWire)
-def lookup_thread(body: LookupBody, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def lookup_thread(body: LookupBody, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return wire.thread(threads.lookup_thread(ctx, project, body.thread_id))
 
 
 @router.get("/threads/{thread_uuid}", response_model=wire.ThreadWire)
-def get_thread(thread_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_thread(thread_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return wire.thread(threads.get_thread(ctx, project, thread_uuid))
 
 
 @router.delete("/threads/{thread_uuid}", response_model=wire.AsyncResult)
-def delete_thread(thread_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def delete_thread(thread_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return wire.AsyncResult(task=wire.task(threads.delete_thread(ctx, project, thread_uuid)))
 
 
 @router.post("/threads/{thread_uuid}/messages", response_model=wire.AddMessagesResult)
 def add_messages(
-    thread_uuid: str, body: MessagesAdd, ctx: Context = CtxDep, project: Project = ProjectDep
+    thread_uuid: str, body: MessagesAdd, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return answers.add_messages(ctx, project, thread_uuid, body)
 
@@ -72,7 +72,7 @@ def add_messages(
 def list_messages(
     thread_uuid: str,
     page: PageRequest = Depends(_message_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = threads.list_messages(ctx, project, thread_uuid, page)
@@ -81,7 +81,7 @@ def list_messages(
 
 @router.get("/threads/{thread_uuid}/messages/{message_uuid}", response_model=wire.MessageWire)
 def get_message(
-    thread_uuid: str, message_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    thread_uuid: str, message_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return wire.message(threads.get_message(ctx, project, thread_uuid, message_uuid))
 
@@ -91,7 +91,7 @@ def update_message(
     thread_uuid: str,
     message_uuid: str,
     body: MessageUpdate,
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     return wire.message(threads.update_message(ctx, project, thread_uuid, message_uuid, body))
@@ -101,7 +101,7 @@ def update_message(
 def list_thread_episodes(
     thread_uuid: str,
     page: PageRequest = Depends(_episode_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     return wire_page(*answers.thread_episodes(ctx, project, thread_uuid, page))

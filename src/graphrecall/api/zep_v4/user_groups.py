@@ -9,10 +9,10 @@ from fastapi import Body as BodyParam
 from fastapi import Depends
 
 from graphrecall.api.zep_v4.common import (
-    Context,
     CtxDep,
     Project,
     ProjectDep,
+    Services,
     make_router,
     paging,
     wire_page,
@@ -20,7 +20,7 @@ from graphrecall.api.zep_v4.common import (
 from graphrecall.domain import models as m
 from graphrecall.domain.inputs import MembershipChange, UserGroupCreate, UserGroupUpdate
 from graphrecall.domain.models import PageRequest
-from graphrecall.services import user_groups
+from graphrecall.services.graph import user_groups
 from graphrecall.wire.zep_v4 import wire
 from graphrecall.wire.zep_v4.bodies import SearchListBody
 from graphrecall.wire.zep_v4.paging import Paging
@@ -61,7 +61,7 @@ def _search(body: SearchListBody | None) -> str | None:
 
 @router.post("/user-groups", response_model=UserGroupWire)
 def create_group(
-    body: UserGroupCreate, ctx: Context = CtxDep, project: Project = ProjectDep
+    body: UserGroupCreate, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return _group(user_groups.create_group(ctx, project, body))
 
@@ -70,7 +70,7 @@ def create_group(
 def list_groups(
     body: SearchListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = user_groups.list_groups(ctx, project, page, _search(body))
@@ -78,7 +78,7 @@ def list_groups(
 
 
 @router.get("/user-groups/{group_uuid}", response_model=UserGroupWire)
-def get_group(group_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep) -> Any:
+def get_group(group_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep) -> Any:
     return _group(user_groups.get_group(ctx, project, group_uuid))
 
 
@@ -90,14 +90,14 @@ def get_group(group_uuid: str, ctx: Context = CtxDep, project: Project = Project
     },
 )
 def update_group(
-    group_uuid: str, body: UserGroupUpdate, ctx: Context = CtxDep, project: Project = ProjectDep
+    group_uuid: str, body: UserGroupUpdate, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     return _group(user_groups.update_group(ctx, project, group_uuid, body))
 
 
 @router.delete("/user-groups/{group_uuid}")
 def delete_group(
-    group_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    group_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> dict[str, str]:
     """The SDK parses no body here; a small JSON one keeps every 2xx a JSON response."""
     user_groups.delete_group(ctx, project, group_uuid)
@@ -106,7 +106,7 @@ def delete_group(
 
 @router.post("/user-groups/{group_uuid}/members", response_model=MembershipMutationResult)
 def add_members(
-    group_uuid: str, body: MembershipChange, ctx: Context = CtxDep, project: Project = ProjectDep
+    group_uuid: str, body: MembershipChange, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     added, no_op = user_groups.add_members(ctx, project, group_uuid, body)
     return MembershipMutationResult(added_count=added, no_op_count=no_op)
@@ -114,7 +114,7 @@ def add_members(
 
 @router.post("/user-groups/{group_uuid}/members/remove", response_model=MembershipMutationResult)
 def remove_members(
-    group_uuid: str, body: MembershipChange, ctx: Context = CtxDep, project: Project = ProjectDep
+    group_uuid: str, body: MembershipChange, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     removed, no_op = user_groups.remove_members(ctx, project, group_uuid, body)
     return MembershipMutationResult(removed_count=removed, no_op_count=no_op)
@@ -122,7 +122,7 @@ def remove_members(
 
 @router.delete("/user-groups/{group_uuid}/members/{user_uuid}")
 def remove_member(
-    group_uuid: str, user_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
+    group_uuid: str, user_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> dict[str, str]:
     """The SDK parses no body here; a small JSON one keeps every 2xx a JSON response."""
     user_groups.remove_member(ctx, project, group_uuid, user_uuid)
@@ -134,7 +134,7 @@ def list_members(
     group_uuid: str,
     body: SearchListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = user_groups.list_members(ctx, project, group_uuid, page, _search(body))
@@ -149,7 +149,7 @@ def list_member_candidates(
     group_uuid: str,
     body: SearchListBody | None = BodyParam(default=None),
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = user_groups.list_members(
@@ -162,7 +162,7 @@ def list_member_candidates(
 def groups_of_user(
     user_uuid: str,
     page: PageRequest = Depends(_paging),
-    ctx: Context = CtxDep,
+    ctx: Services = CtxDep,
     project: Project = ProjectDep,
 ) -> Any:
     result = user_groups.groups_of_user(ctx, project, user_uuid, page)

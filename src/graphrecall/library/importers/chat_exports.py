@@ -32,7 +32,7 @@ from graphrecall.domain import limits
 from graphrecall.library.importers.once import ImportProblem
 
 if TYPE_CHECKING:
-    from graphrecall.library.transfer import Conversation
+    from graphrecall.library.importers.records import Conversation
 
 EXPORT_MEMBER = "conversations.json"
 ASSISTANT_NAMES = {"chatgpt": "ChatGPT", "claude": "Claude"}
@@ -67,9 +67,9 @@ def kind_of(first: dict[str, Any]) -> str | None:
 
 
 def conversations(kind: str, records: list[Any], user_id: str) -> Conversation:
-    """The export's conversations as one :class:`~graphrecall.library.transfer.Conversation`
+    """The export's conversations as one :class:`~.records.Conversation`
     of ``user_id``, one thread per conversation."""
-    from graphrecall.library.transfer import Conversation
+    from graphrecall.library.importers.records import Conversation
 
     found = Conversation(user_id, thread_ids=True)
     read = _chatgpt if kind == "chatgpt" else _claude

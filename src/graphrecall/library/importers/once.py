@@ -20,7 +20,7 @@ from graphrecall.domain.errors import NotFound
 
 if TYPE_CHECKING:
     from graphrecall.library.client import GraphRecall
-    from graphrecall.library.transfer import Imported
+    from graphrecall.library.importers.records import Imported
 
 BATCH = limits.MAX_MESSAGES_PER_CALL
 PAGE = limits.LIST_PAGE_SIZE_MAX
@@ -73,7 +73,7 @@ def thread_for(gr: GraphRecall, user_uuid: str, thread_id: str) -> tuple[str, bo
         found = gr.thread.lookup(thread_id=thread_id)
     except NotFound:
         # The v4 thread.create takes no thread_id; the service (as Zep v3 does) does.
-        from graphrecall.services import threads
+        from graphrecall.services.graph import threads
 
         return threads.create_thread(
             gr._session.ctx, gr._session.project, user_uuid, thread_id
@@ -122,7 +122,7 @@ def graph_for(gr: GraphRecall, graph_id: str, fields: dict[str, Any]) -> tuple[s
         return gr.graph.lookup(graph_id=graph_id).uuid, False
     except NotFound:
         from graphrecall.domain.inputs import GraphCreate
-        from graphrecall.services import graphs
+        from graphrecall.services.graph import graphs
 
         body = GraphCreate.model_validate({k: v for k, v in fields.items() if v is not None})
         return graphs.create_graph(gr._session.ctx, gr._session.project, body, graph_id).uuid, True

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from graphrecall.domain.errors import NotFound
 from graphrecall.library import transfer
 from graphrecall.library.importers import once
+from graphrecall.library.importers.records import Imported
 from graphrecall.library.importers.zep_source import ZepSource
 
 if TYPE_CHECKING:
@@ -31,10 +32,10 @@ _EPISODE_TYPES = ("text", "json", "message")  # fact_triple episodes: the edges 
 _ROLES = ("system", "assistant", "user", "function", "tool")
 
 
-def import_from_zep(gr: GraphRecall, source: ZepSource) -> Iterator[transfer.Imported]:
+def import_from_zep(gr: GraphRecall, source: ZepSource) -> Iterator[Imported]:
     """Copies every user and standalone graph of ``source``, yielding the running totals
     after each write (and once before the first, with ``planned`` set)."""
-    done = transfer.Imported()
+    done = Imported()
     users = list(source.users())
     graphs = list(source.graphs())
     done.planned = len(users) + len(graphs)
@@ -92,8 +93,8 @@ def _graph(
     source_graph: str,
     target: str,
     thread_uuids: set[str],
-    done: transfer.Imported,
-) -> Iterator[transfer.Imported]:
+    done: Imported,
+) -> Iterator[Imported]:
     """The graph's episodes that are not messages of a copied thread (``thread_uuids``
     holds those threads' uuids and ``_said`` of their messages), then its facts and
     entities with no episode."""

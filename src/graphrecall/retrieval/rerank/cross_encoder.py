@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from graphrecall.ingest.embedding import text_of
+from graphrecall.graph_model.embedding import text_of
 from graphrecall.retrieval import quality
 from graphrecall.retrieval.request import Hit
 from graphrecall.retrieval.rerank.base import (

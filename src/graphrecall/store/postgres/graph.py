@@ -46,7 +46,7 @@ class Graphs(GraphShape):
         return Adjacency.from_edges((r["s"], r["o"]) for r in rows)
 
     def node_degrees(self, graph_uuid: str, node_uuids: Sequence[str]) -> dict[str, int]:
-        """The stored degrees (ingest/degree.py keeps them); a node of another graph: 0."""
+        """The stored degrees (graph_model/degree.py keeps them); a node of another graph: 0."""
         degrees = dict.fromkeys(node_uuids, 0)
         if node_uuids:
             for r in self.db.query(

@@ -312,7 +312,7 @@ MIGRATIONS: list[str] = [
     # 2: each text row's insertion order, as SQLite's rowid keeps it: the common-terms
     # plan's fill ranks the newest rows that match it (store/lexical/plan.py).
     "".join(f"ALTER TABLE {t} ADD COLUMN lex_seq bigserial;\n" for t in TEXT_TABLES),
-    # 3: a node's degree, stored (ingest/degree.py keeps it; listing by degree reads the
+    # 3: a node's degree, stored (graph_model/degree.py keeps it; listing by degree reads the
     # index), and a claimed task's lease (store/postgres/queue.py).
     """
     ALTER TABLE nodes ADD COLUMN degree bigint NOT NULL DEFAULT 0;

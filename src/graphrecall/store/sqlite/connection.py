@@ -19,23 +19,11 @@ from typing import Any, cast
 
 from graphrecall.store.sqlite import pattern_workers
 from graphrecall.store.sqlite.migrations import ensure_change_log, migrate
+from graphrecall.store.sqlite.pragmas import tune
 from graphrecall.store.sqlite.predicates import register_functions
 
 # Read-only connections reads may run on at once (see Database.read).
 READ_POOL_MAX = 8
-# Every connection reads the database through a memory map of up to this many bytes
-# (SQLite caps it at its build's limit, 2 GiB by default): a page is read in place instead
-# of copied in by a system call.
-MMAP_BYTES = 1 << 31
-
-
-def tune(conn: sqlite3.Connection, *, read_only: bool = False) -> None:
-    """The settings every connection shares: wait for a writer, read through the memory
-    map; a read-only one refuses writes."""
-    conn.execute("PRAGMA busy_timeout=10000")
-    conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
-    if read_only:
-        conn.execute("PRAGMA query_only=1")
 
 
 class Database:

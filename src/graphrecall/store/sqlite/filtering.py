@@ -12,8 +12,9 @@ from graphrecall.domain.scopes import owner_field
 from graphrecall.store.base import Scope
 from graphrecall.store.predicates import restricted
 from graphrecall.store.sqlite import rows as rowmap
+from graphrecall.store.sqlite.column_copies import FilterColumns
 from graphrecall.store.sqlite.connection import Database
-from graphrecall.store.sqlite.filter_columns import Columns, FilterColumns, covers
+from graphrecall.store.sqlite.filter_columns import Columns, covers
 
 __all__ = ["FilterCopies", "restricted"]
 

@@ -235,7 +235,7 @@ def _stop() -> None:
 def serve(pipe: Connection) -> None:
     """A worker's loop: (path, sql, params) in, ("ok", (description, rows)) or
     ("error", exception) out, until the socket closes."""
-    from graphrecall.store.sqlite.connection import tune
+    from graphrecall.store.sqlite.pragmas import tune
     from graphrecall.store.sqlite.predicates import register_functions
 
     open_files: dict[str, tuple[tuple[int, int], sqlite3.Connection]] = {}

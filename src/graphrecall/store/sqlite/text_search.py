@@ -35,9 +35,10 @@ from graphrecall.store.lexical.postings import TermIndex
 from graphrecall.store.predicates import bounded
 from graphrecall.store.sqlite import fts5, term_index
 from graphrecall.store.sqlite import rows as rowmap
-from graphrecall.store.sqlite.connection import Database, tune
+from graphrecall.store.sqlite.connection import Database
 from graphrecall.store.sqlite.filtering import FilterCopies, restricted
 from graphrecall.store.sqlite.migrations import FTS_TOKENIZE
+from graphrecall.store.sqlite.pragmas import tune
 from graphrecall.store.sqlite.term_index import TermIndexes
 
 log = logging.getLogger(__name__)

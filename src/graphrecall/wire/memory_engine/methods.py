@@ -16,10 +16,12 @@ from graphrecall.domain.errors import BadRequest
 from graphrecall.domain.models import Memory
 from graphrecall.domain.tree_paths import to_display, to_display_named
 from graphrecall.retrieval.memory_filters import TemporalFilter
-from graphrecall.services import memories, memory_search, projects
-from graphrecall.services.context import Context
-from graphrecall.services.memories import MemoryInput, Temporal
-from graphrecall.services.spaces import Caller
+from graphrecall.services.accounts import projects
+from graphrecall.services.accounts.spaces import Caller
+from graphrecall.services.container import Services
+from graphrecall.services.memory_engine import memories
+from graphrecall.services.memory_engine import search as memory_search
+from graphrecall.services.memory_engine.memories import MemoryInput, Temporal
 from graphrecall.wire.memory_engine import params as P
 from graphrecall.wire.memory_engine import wire
 
@@ -27,19 +29,19 @@ from graphrecall.wire.memory_engine import wire
 @dataclass(frozen=True)
 class Method:
     params: type[BaseModel]
-    handler: Callable[[Context, Caller, Any], Any]
+    handler: Callable[[Services, Caller, Any], Any]
 
 
 def _temporal(t: P.TemporalIn | None, param: str = "temporal") -> Temporal | None:
     return None if t is None else memories.temporal_range(t.start, t.end, param=param)
 
 
-def _wire(ctx: Context, caller: Caller, items: Sequence[Memory]) -> list[dict[str, Any]]:
+def _wire(ctx: Services, caller: Caller, items: Sequence[Memory]) -> list[dict[str, Any]]:
     embedded = memories.with_embeddings(ctx, caller, [m.uuid for m in items])
     return [wire.memory(m, caller.home, m.uuid in embedded) for m in items]
 
 
-def _one(ctx: Context, caller: Caller, memory: Memory) -> dict[str, Any]:
+def _one(ctx: Services, caller: Caller, memory: Memory) -> dict[str, Any]:
     return _wire(ctx, caller, [memory])[0]
 
 
@@ -54,26 +56,26 @@ def _input(m: P.MemoryIn, param: str) -> MemoryInput:
     )
 
 
-def create(ctx: Context, caller: Caller, p: P.Create) -> Any:
+def create(ctx: Services, caller: Caller, p: P.Create) -> Any:
     memory, _ = memories.create(ctx, caller, _input(p, ""), p.onConflict or "error")
     return _one(ctx, caller, memory)
 
 
-def batch_create(ctx: Context, caller: Caller, p: P.BatchCreate) -> Any:
+def batch_create(ctx: Services, caller: Caller, p: P.BatchCreate) -> Any:
     items = [_input(m, f"memories[{i}].") for i, m in enumerate(p.memories)]
     results = memories.batch_create(ctx, caller, items, p.onConflict or "error")
     return {"results": [{"id": uuid, "status": status} for uuid, status in results]}
 
 
-def get(ctx: Context, caller: Caller, p: P.ById) -> Any:
+def get(ctx: Services, caller: Caller, p: P.ById) -> Any:
     return _one(ctx, caller, memories.get(ctx, caller, p.id))
 
 
-def get_by_path(ctx: Context, caller: Caller, p: P.ByPath) -> Any:
+def get_by_path(ctx: Services, caller: Caller, p: P.ByPath) -> Any:
     return _one(ctx, caller, memories.get_by_path(ctx, caller, p.path))
 
 
-def update(ctx: Context, caller: Caller, p: P.Update) -> Any:
+def update(ctx: Services, caller: Caller, p: P.Update) -> Any:
     given = p.model_fields_set
     changes: dict[str, Any] = {
         key: getattr(p, key) for key in ("content", "meta", "tree") if getattr(p, key) is not None
@@ -85,17 +87,17 @@ def update(ctx: Context, caller: Caller, p: P.Update) -> Any:
     return _one(ctx, caller, memories.update(ctx, caller, p.id, p.versionHash, changes))
 
 
-def delete(ctx: Context, caller: Caller, p: P.ById) -> Any:
+def delete(ctx: Services, caller: Caller, p: P.ById) -> Any:
     memories.delete(ctx, caller, p.id)
     return {"deleted": True}
 
 
-def delete_by_path(ctx: Context, caller: Caller, p: P.ByPath) -> Any:
+def delete_by_path(ctx: Services, caller: Caller, p: P.ByPath) -> Any:
     memories.delete_by_path(ctx, caller, p.path)
     return {"deleted": True}
 
 
-def search(ctx: Context, caller: Caller, p: P.Search) -> Any:
+def search(ctx: Services, caller: Caller, p: P.Search) -> Any:
     temporal = None
     if p.temporal is not None:
         t = p.temporal
@@ -135,41 +137,41 @@ def search(ctx: Context, caller: Caller, p: P.Search) -> Any:
     return {"results": items, "total": result.total, "limit": result.limit}
 
 
-def tree(ctx: Context, caller: Caller, p: P.Tree) -> Any:
+def tree(ctx: Services, caller: Caller, p: P.Tree) -> Any:
     nodes = memories.tree(ctx, caller, p.tree, p.levels)
     return {"nodes": [{"path": to_display(path, caller.home), "count": n} for path, n in nodes]}
 
 
-def copy(ctx: Context, caller: Caller, p: P.Transfer) -> Any:
+def copy(ctx: Services, caller: Caller, p: P.Transfer) -> Any:
     return {"count": memories.copy(ctx, caller, p.source, p.destination, bool(p.dryRun))}
 
 
-def move(ctx: Context, caller: Caller, p: P.Transfer) -> Any:
+def move(ctx: Services, caller: Caller, p: P.Transfer) -> Any:
     return {"count": memories.move(ctx, caller, p.source, p.destination, bool(p.dryRun))}
 
 
-def delete_tree(ctx: Context, caller: Caller, p: P.DeleteTree) -> Any:
+def delete_tree(ctx: Services, caller: Caller, p: P.DeleteTree) -> Any:
     return {"count": memories.delete_tree(ctx, caller, p.tree, bool(p.dryRun))}
 
 
-def delete_orphans_in_tree(ctx: Context, caller: Caller, p: P.DeleteOrphansInTree) -> Any:
+def delete_orphans_in_tree(ctx: Services, caller: Caller, p: P.DeleteOrphansInTree) -> Any:
     keep = [(slot.tree, slot.name) for slot in p.keep]
     orphans = memories.delete_orphans(ctx, caller, p.root, p.metaContains, keep, bool(p.dryRun))
     paths = [to_display_named(m.tree, m.name or "", caller.home) for m in orphans]
     return {"count": len(paths), "paths": paths}
 
 
-def count_tree(ctx: Context, caller: Caller, p: P.CountTree) -> Any:
+def count_tree(ctx: Services, caller: Caller, p: P.CountTree) -> Any:
     if not p.tree.strip():
         raise BadRequest("tree filter is required", param="tree")
     return {"count": memories.count(ctx, caller, p.tree, p.maxCount)}
 
 
-def embedding_status(ctx: Context, caller: Caller, p: P.Empty) -> Any:
+def embedding_status(ctx: Services, caller: Caller, p: P.Empty) -> Any:
     return memories.embedding_status(ctx, caller)
 
 
-def history(ctx: Context, caller: Caller, p: P.History) -> Any:
+def history(ctx: Services, caller: Caller, p: P.History) -> Any:
     limit = p.limit or 20
     events, next_cursor = memories.history(
         ctx,
@@ -194,7 +196,7 @@ def history(ctx: Context, caller: Caller, p: P.History) -> Any:
     }
 
 
-def revert(ctx: Context, caller: Caller, p: P.Revert) -> Any:
+def revert(ctx: Services, caller: Caller, p: P.Revert) -> Any:
     memory = memories.revert(
         ctx,
         caller,
@@ -206,7 +208,7 @@ def revert(ctx: Context, caller: Caller, p: P.Revert) -> Any:
     return _one(ctx, caller, memory)
 
 
-def access_effective(ctx: Context, caller: Caller, p: P.AccessEffective) -> Any:
+def access_effective(ctx: Services, caller: Caller, p: P.AccessEffective) -> Any:
     """Every key of the space's project has owner access to the whole space."""
     if p.principalId and p.principalId != caller.principal_id:
         raise BadRequest("only the caller's own access can be inspected", param="principalId")
@@ -225,7 +227,7 @@ def access_effective(ctx: Context, caller: Caller, p: P.AccessEffective) -> Any:
     }
 
 
-def list_members(ctx: Context, caller: Caller, p: P.ListMembers) -> Any:
+def list_members(ctx: Services, caller: Caller, p: P.ListMembers) -> Any:
     """The space's members are the live API keys of its project, each a service-account
     principal ("s"): there are no user accounts here."""
     if p.kind == "u":

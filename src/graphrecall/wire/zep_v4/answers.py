@@ -13,9 +13,10 @@ from graphrecall.domain.ids import check_uuid
 from graphrecall.domain.inputs import MessagesAdd
 from graphrecall.domain.models import Observation, Page, PageRequest, Project, ThreadSummary
 from graphrecall.retrieval import filters as filter_language
-from graphrecall.services import episodes, graphs, nodes, projects, threads, users
-from graphrecall.services.context import Context
-from graphrecall.services.context_assembly import ContextRequest, graph_context, thread_context
+from graphrecall.services.accounts import projects
+from graphrecall.services.container import Services
+from graphrecall.services.get_context.assembly import ContextRequest, graph_context, thread_context
+from graphrecall.services.graph import episodes, graphs, nodes, threads, users
 from graphrecall.wire.zep_v4 import wire
 from graphrecall.wire.zep_v4.bodies import (
     FilteredListBody,
@@ -28,14 +29,14 @@ from graphrecall.wire.zep_v4.context import GraphContextBody, GraphContextRespon
 Listed = tuple[Page[Any], list[Any]]
 
 
-def user_node(ctx: Context, project: Project, user_uuid: str) -> wire.NodeWire:
+def user_node(ctx: Services, project: Project, user_uuid: str) -> wire.NodeWire:
     node = users.user_node(ctx, project, user_uuid)
     graph = graphs.resolve(ctx, project, node.graph_uuid)
     return wire.node(nodes.views(ctx, [node])[0], graph)
 
 
 def list_episodes(
-    ctx: Context, project: Project, graph_uuid: str, body: FilteredListBody, page: PageRequest
+    ctx: Services, project: Project, graph_uuid: str, body: FilteredListBody, page: PageRequest
 ) -> Listed:
     filters = body.parsed()
     graph = graphs.resolve(ctx, project, graph_uuid)
@@ -51,7 +52,7 @@ def list_episodes(
 
 
 def list_neighbors(
-    ctx: Context,
+    ctx: Services,
     project: Project,
     graph_uuid: str,
     node_uuid: str,
@@ -76,7 +77,7 @@ def list_neighbors(
 
 
 def subgraph(
-    ctx: Context, project: Project, graph_uuid: str, body: SubgraphBody
+    ctx: Services, project: Project, graph_uuid: str, body: SubgraphBody
 ) -> wire.SubgraphResponse:
     where = body.predicate("graph:edges")
     graph = graphs.resolve(ctx, project, graph_uuid)
@@ -100,7 +101,7 @@ def subgraph(
 
 
 def list_observations(
-    ctx: Context, project: Project, graph_uuid: str, body: FilteredListBody, page: PageRequest
+    ctx: Services, project: Project, graph_uuid: str, body: FilteredListBody, page: PageRequest
 ) -> Listed:
     where = body.predicate("list:observations")
     graph = graphs.resolve(ctx, project, graph_uuid)
@@ -110,7 +111,7 @@ def list_observations(
 
 
 def get_observation(
-    ctx: Context, project: Project, graph_uuid: str, observation_uuid: str
+    ctx: Services, project: Project, graph_uuid: str, observation_uuid: str
 ) -> wire.ObservationWire:
     graph = graphs.resolve(ctx, project, graph_uuid)
     uuid = check_uuid(observation_uuid, param="observation_uuid")
@@ -123,7 +124,7 @@ def get_observation(
 
 
 def list_thread_summaries(
-    ctx: Context, project: Project, graph_uuid: str, body: FilteredListBody, page: PageRequest
+    ctx: Services, project: Project, graph_uuid: str, body: FilteredListBody, page: PageRequest
 ) -> Listed:
     where = body.predicate("list:thread_summaries")
     graph = graphs.resolve(ctx, project, graph_uuid)
@@ -131,7 +132,7 @@ def list_thread_summaries(
     return found, [wire.thread_summary(t) for t in found.items]
 
 
-def thread_summary(ctx: Context, project: Project, thread_uuid: str) -> wire.ThreadSummaryWire:
+def thread_summary(ctx: Services, project: Project, thread_uuid: str) -> wire.ThreadSummaryWire:
     thread = threads.get_thread(ctx, project, thread_uuid)
     found = ctx.store.find(ThreadSummary, {"thread_uuid": thread.uuid}, limit=1)
     if not found:
@@ -139,7 +140,7 @@ def thread_summary(ctx: Context, project: Project, thread_uuid: str) -> wire.Thr
     return wire.thread_summary(found[0])
 
 
-def thread_episodes(ctx: Context, project: Project, thread_uuid: str, page: PageRequest) -> Listed:
+def thread_episodes(ctx: Services, project: Project, thread_uuid: str, page: PageRequest) -> Listed:
     thread = threads.get_thread(ctx, project, thread_uuid)
     graph = graphs.resolve(ctx, project, thread.graph_uuid)
     found = threads.list_messages(ctx, project, thread.uuid, page)
@@ -147,7 +148,7 @@ def thread_episodes(ctx: Context, project: Project, thread_uuid: str, page: Page
 
 
 def add_messages(
-    ctx: Context, project: Project, thread_uuid: str, body: MessagesAdd
+    ctx: Services, project: Project, thread_uuid: str, body: MessagesAdd
 ) -> wire.AddMessagesResult:
     added, task = threads.add_messages(ctx, project, thread_uuid, body)
     context = thread_context(ctx, project, thread_uuid).text if body.return_context else None
@@ -156,7 +157,7 @@ def add_messages(
     )
 
 
-def update_project(ctx: Context, project: Project, body: ProjectUpdateBody) -> Project:
+def update_project(ctx: Services, project: Project, body: ProjectUpdateBody) -> Project:
     """The project after ``body``; only its time zone changes anything."""
     # Hyperedges are always on (``hyperedges_enabled`` is reported true; either value is
     # accepted and changes nothing).
@@ -174,7 +175,7 @@ def update_project(ctx: Context, project: Project, body: ProjectUpdateBody) -> P
 
 
 def get_graph_context(
-    ctx: Context, project: Project, graph_uuid: str, body: GraphContextBody
+    ctx: Services, project: Project, graph_uuid: str, body: GraphContextBody
 ) -> GraphContextResponse:
     request = ContextRequest(
         query=body.query,

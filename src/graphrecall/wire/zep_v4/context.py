@@ -15,9 +15,9 @@ from graphrecall.domain.models import (
     Observation,
     ThreadSummary,
 )
-from graphrecall.services import nodes
-from graphrecall.services.context import Context
-from graphrecall.services.context_block import Item
+from graphrecall.services.container import Services
+from graphrecall.services.get_context.block import Item
+from graphrecall.services.graph import nodes
 from graphrecall.wire.zep_v4 import wire
 from graphrecall.wire.zep_v4.bodies import Body, FilteredListBody
 
@@ -103,7 +103,7 @@ class TemplateListBody(Body):
     name: str | None = None
 
 
-def results(ctx: Context, graph: Graph, items: list[Item]) -> ContextResultsWire:
+def results(ctx: Services, graph: Graph, items: list[Item]) -> ContextResultsWire:
     """The selected items as typed arrays; ``selection_rank`` is the position in the block
     among them (a template's user summary is the user's node summary and is not listed)."""
     listed = [i for i in items if i.kind != "user_summary"]

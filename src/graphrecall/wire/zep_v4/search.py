@@ -8,9 +8,9 @@ from typing import Any
 
 from graphrecall.domain.models import Graph, Observation
 from graphrecall.retrieval.engine import Hit
-from graphrecall.services import nodes
-from graphrecall.services.context import Context
-from graphrecall.services.search import SearchParams
+from graphrecall.services.container import Services
+from graphrecall.services.graph import nodes
+from graphrecall.services.graph.search import SearchParams
 from graphrecall.wire.zep_v4 import wire
 from graphrecall.wire.zep_v4.bodies import SearchBody
 
@@ -29,36 +29,36 @@ def params(body: SearchBody) -> SearchParams:
     )
 
 
-def _edges(ctx: Context, graph: Graph, found: Found) -> list[Any]:
+def _edges(ctx: Services, graph: Graph, found: Found) -> list[Any]:
     views = nodes.edge_views(ctx, [r for r, _ in found])
     for view, (_, hit) in zip(views, found, strict=True):
         view.score, view.relevance = hit.score, hit.relevance
     return [wire.edge(v, graph) for v in views]
 
 
-def _nodes(ctx: Context, graph: Graph, found: Found) -> list[Any]:
+def _nodes(ctx: Services, graph: Graph, found: Found) -> list[Any]:
     views = nodes.views(ctx, [r for r, _ in found])
     for view, (_, hit) in zip(views, found, strict=True):
         view.score, view.relevance = hit.score, hit.relevance
     return [wire.node(v, graph) for v in views]
 
 
-def _episodes(ctx: Context, graph: Graph, found: Found) -> list[Any]:
+def _episodes(ctx: Services, graph: Graph, found: Found) -> list[Any]:
     return [wire.episode(e, graph, h.score, h.relevance) for e, h in found]
 
 
-def _observations(ctx: Context, graph: Graph, found: Found) -> list[Any]:
+def _observations(ctx: Services, graph: Graph, found: Found) -> list[Any]:
     provenance = ctx.store.episodes_of(Observation, graph.uuid, [o.uuid for o, _ in found])
     return [
         wire.observation(o, graph, provenance[o.uuid][0], h.score, h.relevance) for o, h in found
     ]
 
 
-def _thread_summaries(ctx: Context, graph: Graph, found: Found) -> list[Any]:
+def _thread_summaries(ctx: Services, graph: Graph, found: Found) -> list[Any]:
     return [wire.thread_summary(t, h.score, h.relevance) for t, h in found]
 
 
-Converter = Callable[[Context, Graph, Found], list[Any]]
+Converter = Callable[[Services, Graph, Found], list[Any]]
 SCOPES: dict[str, tuple[str, type[Any], Converter]] = {
     # scope: (path segment, wire item, converter)
     "edges": ("edges", wire.EdgeWire, _edges),

@@ -409,9 +409,9 @@ MIGRATIONS: list[str] = [
     {_row_log_triggers("episodes", "thread_uuid, role, source, created_at")}
     {_row_log_triggers("nodes", "name, created_at")}
     """,
-    # 16: what a record is searched by is computed above the store (ingest/indexed_text.py,
-    # ingest/degree.py) and written as ordinary columns by the writers of episodes, edges,
-    # links and nodes (ingest/graph_writes.py): the triggers that computed an episode's
+    # 16: what a record is searched by is computed above the store (graph_model/indexed_text.py,
+    # graph_model/degree.py) and written as ordinary columns by the writers of episodes, edges,
+    # links and nodes (graph_model/graph_writes.py): the triggers that computed an episode's
     # context, reply and facts and a node's degree go, their values stay. The episode
     # index's triggers only copy the columns, each of the five when it is written.
     _DROP_EPISODE_TRIGGERS
@@ -478,7 +478,7 @@ MIGRATIONS: list[str] = [
     DROP INDEX memory_events_memory;
     CREATE INDEX memory_events_memory ON memory_events(space_uuid, memory_uuid, version);
     """,
-    # 19: batches (services/batches.py). Tasks get a priority: the queue claims live
+    # 19: batches (services/graph/batches.py). Tasks get a priority: the queue claims live
     # work (0) before background work (1, a batch's items) and never claims a tracking
     # task (-1, the batch's own task, written by the work it tracks).
     """
@@ -535,7 +535,7 @@ MIGRATIONS: list[str] = [
     CREATE INDEX episodes_document ON episodes(graph_uuid, document_id, created_at)
         WHERE document_id IS NOT NULL;
     """,
-    # 22: hyperedges (services/hyperedges.py): member edges carry their hyperedge's uuid.
+    # 22: hyperedges (services/graph/hyperedges.py): member edges carry their hyperedge's uuid.
     """
     ALTER TABLE edges ADD COLUMN hyperedge_uuid TEXT;
     CREATE INDEX edges_hyperedge ON edges(graph_uuid, hyperedge_uuid)
@@ -546,7 +546,7 @@ MIGRATIONS: list[str] = [
     CREATE INDEX hyperedges_graph ON hyperedges(graph_uuid, uuid);
     CREATE INDEX hyperedges_created ON hyperedges(graph_uuid, created_at, uuid);
     """,
-    # 23: user groups and their members (services/user_groups.py).
+    # 23: user groups and their members (services/graph/user_groups.py).
     """
     CREATE TABLE user_groups (
         uuid TEXT PRIMARY KEY, project_uuid TEXT NOT NULL, name TEXT NOT NULL,

@@ -44,7 +44,7 @@ CHANGE_LOG = "text_index_changes"
 ROW_LOG = "row_changes"
 # How migrations 7 and 13 filled ``search_context`` and ``search_replies`` of existing
 # episodes (the last CONTEXT_MESSAGES messages before it in its thread, CONTEXT_CHARS
-# characters of each): ingest/indexed_text.py's definition, which writers use since 16.
+# characters of each): graph_model/indexed_text.py's definition, which writers use since 16.
 CONTEXT_MESSAGES = 2
 CONTEXT_CHARS = 300
 

@@ -1,0 +1,1 @@
+"""Accounts: projects (tenants) with their API keys, and Memory Engine spaces."""

@@ -1,0 +1,1 @@
+"""get_context: what a context request retrieves, how candidates rank, and the block written."""

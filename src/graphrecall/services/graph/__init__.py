@@ -1,0 +1,1 @@
+"""Graph face (Zep): users, threads, graphs, episodes, nodes, edges, search and the rest."""

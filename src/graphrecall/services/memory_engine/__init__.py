@@ -1,0 +1,1 @@
+"""Memory Engine face: a space's memories, their writes, search, subtrees and history."""
