@@ -37,7 +37,7 @@ from graphrecall.ml.embedder import (
     ModelFile,
 )
 from graphrecall.ml.extraction import Extractor
-from graphrecall.services import memory_writes
+from graphrecall.services import admission, memory_writes
 from graphrecall.services.context import Context
 from graphrecall.store import Store, location, matrix_cache, open_store
 from graphrecall.store.schema import shown
@@ -310,6 +310,7 @@ def build(
             wake_worker=worker.wake,
             cross_encoder=models.cross_encoder,
             deleted_history_seconds=settings.deleted_history_seconds,
+            admission=admission.gate(settings.project_concurrency),
         )
         # A deleted memory's history is erased once its retention window has passed.
         worker.idle_jobs.append(lambda: memory_writes.expire_deleted_history(context))

@@ -38,6 +38,7 @@ from graphrecall.domain.models import (
 )
 from graphrecall.retrieval.filters import Filters, to_predicate
 from graphrecall.services import context_templates, graphs, threads
+from graphrecall.services.admission import admitted
 from graphrecall.services.context import Context
 from graphrecall.services.context_block import (
     Item,
@@ -77,6 +78,7 @@ class ContextResult:
     window: TimeWindow | None = None
 
 
+@admitted
 def graph_context(
     ctx: Context,
     project: Project,
@@ -120,6 +122,7 @@ def graph_context(
     return ContextResult(graph, packed.text, packed.truncated, packed.items, window)
 
 
+@admitted
 def thread_context(
     ctx: Context, project: Project, thread_uuid: str, template_uuid: str | None = None
 ) -> ContextResult:

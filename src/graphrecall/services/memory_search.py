@@ -30,6 +30,7 @@ from graphrecall.retrieval.memory_filters import (
     temporal_filter,
     tree_filter,
 )
+from graphrecall.services.admission import admitted
 from graphrecall.services.context import Context
 from graphrecall.services.spaces import Caller
 
@@ -76,6 +77,7 @@ class MemoryResults:
     limit: int
 
 
+@admitted
 def search(ctx: Context, caller: Caller, q: MemoryQuery) -> MemoryResults:
     semantic = (q.semantic or "").strip()[:MAX_SEMANTIC_QUERY_CHARS]
     fulltext = (q.fulltext or "").strip()

@@ -25,6 +25,7 @@ from graphrecall.retrieval.engine import Hit, SearchOptions
 from graphrecall.retrieval.filters import Filters, to_predicate
 from graphrecall.retrieval.request import DEFAULT_RERANKER
 from graphrecall.services import graphs
+from graphrecall.services.admission import admitted
 from graphrecall.services.context import Context
 from graphrecall.services.relative_time import interpret, names_a_time
 
@@ -72,6 +73,7 @@ def options(params: SearchParams, scope: str) -> SearchOptions:
     )
 
 
+@admitted
 def search(
     ctx: Context,
     project: Project,
