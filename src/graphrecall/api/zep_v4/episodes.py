@@ -22,6 +22,7 @@ from graphrecall.domain.inputs import EpisodeCreate, EpisodeUpdate
 from graphrecall.domain.models import PageRequest
 from graphrecall.retrieval import filters as filter_language
 from graphrecall.services import episodes, graphs
+from graphrecall.services.episode_errors import processing_errors
 
 router = make_router("episodes")
 _paging = paging(("created_at", "uuid"))
@@ -56,7 +57,10 @@ def list_episodes(
         mentioned_node_uuids=filter_language.mentioned_node_uuids(filters),
         where=where,
     )
-    return wire_page(result, [wire.episode(e, graph) for e in result.items])
+    errors = processing_errors(ctx, project.uuid, result.items)
+    return wire_page(
+        result, [wire.episode(e, graph, error=errors.get(e.uuid)) for e in result.items]
+    )
 
 
 @router.get("/graphs/{graph_uuid}/episodes/{episode_uuid}", response_model=wire.EpisodeWire)
@@ -64,7 +68,9 @@ def get_episode(
     graph_uuid: str, episode_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
-    return wire.episode(episodes.get_episode(ctx, project, graph.uuid, episode_uuid), graph)
+    found = episodes.get_episode(ctx, project, graph.uuid, episode_uuid)
+    errors = processing_errors(ctx, project.uuid, [found])
+    return wire.episode(found, graph, error=errors.get(found.uuid))
 
 
 @router.patch("/graphs/{graph_uuid}/episodes/{episode_uuid}", response_model=wire.EpisodeWire)

@@ -21,6 +21,7 @@ from graphrecall.domain.inputs import MessagesAdd, MessageUpdate
 from graphrecall.domain.models import PageRequest
 from graphrecall.services import graphs, threads
 from graphrecall.services.context_assembly import thread_context
+from graphrecall.services.episode_errors import processing_errors
 
 router = make_router("threads")
 _paging = paging(("created_at", "updated_at", "uuid"))
@@ -81,14 +82,16 @@ def list_messages(
     project: Project = ProjectDep,
 ) -> Any:
     result = threads.list_messages(ctx, project, thread_uuid, page)
-    return wire_page(result, [wire.message(m) for m in result.items])
+    errors = processing_errors(ctx, project.uuid, result.items)
+    return wire_page(result, [wire.message(m, errors.get(m.uuid)) for m in result.items])
 
 
 @router.get("/threads/{thread_uuid}/messages/{message_uuid}", response_model=wire.MessageWire)
 def get_message(
     thread_uuid: str, message_uuid: str, ctx: Context = CtxDep, project: Project = ProjectDep
 ) -> Any:
-    return wire.message(threads.get_message(ctx, project, thread_uuid, message_uuid))
+    found = threads.get_message(ctx, project, thread_uuid, message_uuid)
+    return wire.message(found, processing_errors(ctx, project.uuid, [found]).get(found.uuid))
 
 
 @router.patch("/threads/{thread_uuid}/messages/{message_uuid}", response_model=wire.MessageWire)
@@ -112,4 +115,7 @@ def list_thread_episodes(
     thread = threads.get_thread(ctx, project, thread_uuid)
     graph = graphs.resolve(ctx, project, thread.graph_uuid)
     result = threads.list_messages(ctx, project, thread.uuid, page)
-    return wire_page(result, [wire.episode(e, graph) for e in result.items])
+    errors = processing_errors(ctx, project.uuid, result.items)
+    return wire_page(
+        result, [wire.episode(e, graph, error=errors.get(e.uuid)) for e in result.items]
+    )
