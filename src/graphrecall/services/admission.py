@@ -8,8 +8,9 @@ another tenant's p50 at 3.6-3.8x its idle value (``graphrecall bench stall``,
 docs/benchmarks.md). With this gate a project's extra calls wait for one of its own
 slots (up to WAIT_S, at most WAITING_PER_SLOT per slot queued), then are refused with
 429 and ``Retry-After`` (``RATE_LIMITED`` on the Memory Engine face); another project's
-call never waits on it. The default, 2, is the number of calls that still keeps this
-2-core machine's cores busy for one tenant alone (bench stall's floor phase).
+call never waits on it. The default, 2, lets one tenant keep two cores busy (SQLite,
+numpy and the embedder release the interpreter lock); 1 isolates tenants more on a
+2-core machine (docs/benchmarks.md, "Heavy requests", for what could be measured).
 """
 
 from __future__ import annotations
