@@ -82,6 +82,9 @@ class Settings(BaseSettings):
     # Processes that test callers' patterns on SQLite (grep, like_regex), off the server's
     # interpreter lock (store/sqlite/pattern_workers.py); 0: in the server's own process.
     regex_workers: int = Field(default=2, ge=0, le=64)
+    # How many of one project's expensive reads (searches, memory.search, context) run at
+    # once; the rest wait their turn, then 429 (services/admission.py); 0: no limit.
+    project_concurrency: int = Field(default=2, ge=0, le=256)
     # The in-memory vector matrices' bound in MB (store/matrix_cache.py); unset: a quarter
     # of the machine's memory, at least 512.
     vector_cache_mb: int | None = Field(default=None, ge=16, le=2**24)

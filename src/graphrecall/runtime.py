@@ -37,6 +37,7 @@ from graphrecall.ml.embedder import (
     ModelFile,
 )
 from graphrecall.ml.extraction import Extractor
+from graphrecall.services import admission
 from graphrecall.services.container import Services
 from graphrecall.services.memory_engine import writes as memory_writes
 from graphrecall.store import Store, location, matrix_cache, open_store
@@ -310,6 +311,7 @@ def build(
             wake_worker=worker.wake,
             cross_encoder=models.cross_encoder,
             deleted_history_seconds=settings.deleted_history_seconds,
+            admission=admission.gate(settings.project_concurrency),
         )
         # A deleted memory's history is erased once its retention window has passed.
         worker.idle_jobs.append(lambda: memory_writes.expire_deleted_history(context))

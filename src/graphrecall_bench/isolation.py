@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import platform
 import sys
 import threading
@@ -25,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import numpy as np
 
 from graphrecall.domain import clock
 from graphrecall.domain.ids import new_id
@@ -34,6 +32,7 @@ from graphrecall.services.accounts import projects, spaces
 from graphrecall.services.memory_engine.writes import version_hash
 from graphrecall.store import open_store
 from graphrecall_bench.server import ServerProcess
+from graphrecall_bench.tenants import answers, latency_stats, time_calls, under_attack
 
 KEY_A = "gr_bench_isolation_tenant_a"
 KEY_B = "gr_bench_isolation_tenant_b"
@@ -100,16 +99,12 @@ def _tenant_b(http: httpx.Client, seconds: float, pause_s: float) -> list[float]
         lambda: _rpc(http, "memory.get", {"id": memory_id}),
         lambda: _rpc(http, "memory.search", {"tree": "/notes", "limit": 5}),
     ]
-    times: list[float] = []
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        started = time.perf_counter()
-        answer = calls[len(times) % len(calls)]()
-        times.append((time.perf_counter() - started) * 1000)
-        if not isinstance(answer, dict) or "error" in answer:
-            raise RuntimeError(f"tenant B got {answer}")
-        time.sleep(pause_s)
-    return times
+    return time_calls(
+        lambda i: calls[i % len(calls)](),
+        seconds,
+        pause_s,
+        lambda answer: isinstance(answer, dict) and "error" not in answer,
+    )
 
 
 def _attack(port: int, stop: threading.Event, out: list[tuple[float, str]]) -> None:
@@ -133,30 +128,9 @@ def _attack(port: int, stop: threading.Event, out: list[tuple[float, str]]) -> N
             i += 1
 
 
-def _attackers(port: int, clients: int, seconds: float, queue: Any) -> None:
-    """Tenant A's clients, in a process of their own: the bench's interpreter lock is
-    then B's alone, and B's times are the server's."""
-    stop = threading.Event()
-    out: list[tuple[float, str]] = []
-    threads = [
-        threading.Thread(target=_attack, args=(port, stop, out), daemon=True)
-        for _ in range(clients)
-    ]
-    for t in threads:
-        t.start()
-    time.sleep(seconds)
-    stop.set()
-    for t in threads:
-        t.join(300)
-    queue.put(out)
-
-
 def _stats(times: list[float]) -> dict[str, float]:
     return {
-        "requests": float(len(times)),
-        "p50_ms": float(np.percentile(times, 50)),
-        "p95_ms": float(np.percentile(times, 95)),
-        "max_ms": float(np.max(times)),
+        **latency_stats(times),
         # On a shared machine the max is one outlier; how many exceed the target says
         # whether it is one or a pattern (compare the phase alone).
         "over_target": float(sum(t > TARGET_ADDED_MS for t in times)),
@@ -185,24 +159,14 @@ def run(args: argparse.Namespace) -> int:
     ):
         _tenant_b(b, min(1.0, args.seconds), pause)  # warm up
         alone = _tenant_b(b, args.seconds, pause)
-        spawn = multiprocessing.get_context("spawn")
-        queue = spawn.Queue()
-        ramp = min(1.0, args.seconds)  # A's load is up before B is timed
-        attackers = spawn.Process(
-            target=_attackers, args=(server.port, args.attackers, args.seconds + ramp, queue)
+        loaded, attacks = under_attack(
+            _attack,
+            (server.port,),
+            args.attackers,
+            args.seconds,
+            lambda: _tenant_b(b, args.seconds, pause),
         )
-        attackers.start()
-        try:
-            time.sleep(ramp)
-            loaded = _tenant_b(b, args.seconds, pause)
-            attacks: list[tuple[float, str]] = queue.get(timeout=600)
-        finally:
-            attackers.join(60)
-            if attackers.is_alive():
-                attackers.kill()
-    kinds: dict[str, int] = {}
-    for _, kind in attacks:
-        kinds[kind] = kinds.get(kind, 0) + 1
+    kinds = answers(attacks)
     base, load = _stats(alone), _stats(loaded)
     report = {
         "memories": args.memories,

@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from graphrecall.domain.errors import GraphRecallError
+from graphrecall.domain.errors import GraphRecallError, TooManyRequests
 from graphrecall.wire.errors import param_path
 
 _HTTP_CODES = {
@@ -26,6 +26,7 @@ _HTTP_CODES = {
     405: "method_not_allowed",
     408: "request_timeout",
     413: "payload_too_large",
+    429: "too_many_requests",
     503: "unavailable",
     501: "not_implemented",
 }
@@ -65,7 +66,12 @@ def _allowed(request: Request) -> list[str]:
 def install(app: FastAPI) -> None:
     @app.exception_handler(GraphRecallError)
     async def _domain(request: Request, exc: GraphRecallError) -> JSONResponse:
-        return error_response(request, exc.status, exc.code, exc.message, exc.param, exc.details)
+        headers = (
+            {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, TooManyRequests) else None
+        )
+        return error_response(
+            request, exc.status, exc.code, exc.message, exc.param, exc.details, headers
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:

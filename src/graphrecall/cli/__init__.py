@@ -2,9 +2,10 @@
 search and export; benchmarks when the bench extension is installed.
 
 Rooms: ``server`` (serve, worker, mcp, migrate), ``admin`` (keys, webhooks, spaces,
-tasks), ``everyday`` (import, search, context, stats, export), ``postgres`` (a local
-PostgreSQL with pgvector, no Docker), ``options`` (the global options, on every parser),
-``extensions`` (commands other packages add, such as ``bench``).
+tasks), ``projects`` (list, delete one whole, erased), ``everyday`` (import, search,
+context, stats, export), ``postgres`` (a local PostgreSQL with pgvector, no Docker),
+``options`` (the global options, on every parser), ``extensions`` (commands other
+packages add, such as ``bench``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from graphrecall.cli import admin, everyday, postgres, server
+from graphrecall.cli import admin, everyday, postgres, projects, server
 from graphrecall.cli.extensions import MissingExtra, add_extensions
 from graphrecall.cli.options import add_global_options
 from graphrecall.cli.server import cmd_serve, cmd_worker
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     server.add_commands(sub)
     admin.add_commands(sub)
+    projects.add_commands(sub)
     everyday.add_commands(sub)
     postgres.add_commands(sub)
     add_extensions(sub)

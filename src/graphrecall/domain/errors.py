@@ -67,3 +67,12 @@ class NotImplementedYet(BadRequest):
     every 5xx with back-off before the caller sees the message."""
 
     code = "not_implemented"
+
+
+class TooManyRequests(GraphRecallError):
+    """Too many of the caller's requests at once; ``retry_after_s`` goes out as the
+    ``Retry-After`` header, which the zep-cloud SDK waits before retrying."""
+
+    status = 429
+    code = "too_many_requests"
+    retry_after_s = 1

@@ -8,16 +8,13 @@ workers, of the interpreter lock: p50 +414 ms, max +1.25 s for every other tenan
 docs/security.md). The gate lets one search with a pattern per project run at a time;
 a few more wait for their turn (holding a worker thread, so the wait is bounded), and
 beyond that, or past the wait, the caller gets a 400 naming the field. Other tenants'
-requests never wait on the gate: its slots are per project.
+requests never wait on the gate: its slots are per project (services/project_gate.py).
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from graphrecall.domain.errors import BadRequest
+from graphrecall.services.project_gate import ProjectGate
 
 RUNNING_PER_PROJECT = 1
 WAITING_PER_PROJECT = 4
@@ -28,57 +25,19 @@ class RegexBusy(BadRequest):
     code = "regex_busy"
 
 
-class RegexGate:
+class RegexGate(ProjectGate):
     def __init__(
         self,
         running: int = RUNNING_PER_PROJECT,
         waiting: int = WAITING_PER_PROJECT,
         wait_s: float = WAIT_S,
     ) -> None:
-        self._running_max, self._waiting_max, self._wait_s = running, waiting, wait_s
-        self._cond = threading.Condition()
-        self._running: dict[str, int] = {}
-        self._waiting: dict[str, int] = {}
+        super().__init__(running, waiting, wait_s, self._busy)
 
-    @contextmanager
-    def slot(self, project: str, param: str) -> Iterator[None]:
-        """Hold one of ``project``'s slots for the body; :class:`RegexBusy` (400, naming
-        ``param``) when too many of its searches with a pattern are already queued or the
-        turn does not come within the wait."""
-        with self._cond:
-            if self._running.get(project, 0) >= self._running_max:
-                if self._waiting.get(project, 0) >= self._waiting_max:
-                    raise self._busy(param)
-                self._waiting[project] = self._waiting.get(project, 0) + 1
-                try:
-                    turn = self._cond.wait_for(
-                        lambda: self._running.get(project, 0) < self._running_max, self._wait_s
-                    )
-                finally:
-                    self._waiting[project] -= 1
-                    if not self._waiting[project]:
-                        del self._waiting[project]
-                if not turn:
-                    raise self._busy(param)
-            self._running[project] = self._running.get(project, 0) + 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._running[project] -= 1
-                if not self._running[project]:
-                    del self._running[project]
-                self._cond.notify_all()
-
-    def waiting(self, project: str) -> int:
-        """How many of ``project``'s searches wait for a slot now."""
-        with self._cond:
-            return self._waiting.get(project, 0)
-
-    def _busy(self, param: str) -> RegexBusy:
+    def _busy(self, param: str | None) -> RegexBusy:
         return RegexBusy(
-            f"{param}: this project already has {self._running_max} search(es) with a"
-            f" regular expression running and {self._waiting_max} waiting; retry when"
+            f"{param}: this project already has {self.running_max} search(es) with a"
+            f" regular expression running and {self.waiting_max} waiting; retry when"
             " they finish",
             param=param,
         )

@@ -32,6 +32,7 @@ from graphrecall.domain.errors import (
     Forbidden,
     GraphRecallError,
     NotFound,
+    TooManyRequests,
     Unauthorized,
 )
 from graphrecall.services.accounts import spaces
@@ -60,6 +61,7 @@ _APP_CODES: tuple[tuple[type[GraphRecallError], str], ...] = (
     (Unauthorized, "UNAUTHORIZED"),
     (Forbidden, "FORBIDDEN"),
     (BadRequest, "VALIDATION_ERROR"),
+    (TooManyRequests, "RATE_LIMITED"),
 )
 
 router = APIRouter(tags=["memory engine"])
@@ -119,6 +121,8 @@ def app_error(exc: GraphRecallError) -> RpcError:
     data: dict[str, Any] = {"code": code}
     if exc.param:
         data["param"] = exc.param
+    if isinstance(exc, TooManyRequests):
+        data["retryAfter"] = exc.retry_after_s
     return RpcError(APPLICATION_ERROR, exc.message, data)
 
 

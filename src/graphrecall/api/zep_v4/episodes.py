@@ -18,6 +18,7 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.inputs import EpisodeCreate, EpisodeUpdate
 from graphrecall.domain.models import PageRequest
+from graphrecall.services.episode_errors import processing_errors
 from graphrecall.services.graph import episodes, graphs
 from graphrecall.wire.zep_v4 import answers, wire
 from graphrecall.wire.zep_v4 import paging as pages
@@ -53,7 +54,9 @@ def get_episode(
     graph_uuid: str, episode_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
     graph = graphs.resolve(ctx, project, graph_uuid)
-    return wire.episode(episodes.get_episode(ctx, project, graph.uuid, episode_uuid), graph)
+    found = episodes.get_episode(ctx, project, graph.uuid, episode_uuid)
+    errors = processing_errors(ctx, project.uuid, [found])
+    return wire.episode(found, graph, error=errors.get(found.uuid))
 
 
 @router.patch("/graphs/{graph_uuid}/episodes/{episode_uuid}", response_model=wire.EpisodeWire)

@@ -17,6 +17,7 @@ from graphrecall.api.zep_v4.common import (
 )
 from graphrecall.domain.inputs import MessagesAdd, MessageUpdate
 from graphrecall.domain.models import PageRequest
+from graphrecall.services.episode_errors import processing_errors
 from graphrecall.services.graph import threads
 from graphrecall.wire.zep_v4 import answers, wire
 from graphrecall.wire.zep_v4 import paging as pages
@@ -76,14 +77,16 @@ def list_messages(
     project: Project = ProjectDep,
 ) -> Any:
     result = threads.list_messages(ctx, project, thread_uuid, page)
-    return wire_page(result, [wire.message(m) for m in result.items])
+    errors = processing_errors(ctx, project.uuid, result.items)
+    return wire_page(result, [wire.message(m, errors.get(m.uuid)) for m in result.items])
 
 
 @router.get("/threads/{thread_uuid}/messages/{message_uuid}", response_model=wire.MessageWire)
 def get_message(
     thread_uuid: str, message_uuid: str, ctx: Services = CtxDep, project: Project = ProjectDep
 ) -> Any:
-    return wire.message(threads.get_message(ctx, project, thread_uuid, message_uuid))
+    found = threads.get_message(ctx, project, thread_uuid, message_uuid)
+    return wire.message(found, processing_errors(ctx, project.uuid, [found]).get(found.uuid))
 
 
 @router.patch("/threads/{thread_uuid}/messages/{message_uuid}", response_model=wire.MessageWire)

@@ -37,6 +37,7 @@ from graphrecall.domain.models import (
     Project,
 )
 from graphrecall.retrieval.filters import Filters, to_predicate
+from graphrecall.services.admission import admitted
 from graphrecall.services.container import Services
 from graphrecall.services.get_context import templates as context_templates
 from graphrecall.services.get_context.block import (
@@ -78,6 +79,7 @@ class ContextResult:
     window: TimeWindow | None = None
 
 
+@admitted
 def graph_context(
     ctx: Services,
     project: Project,
@@ -121,6 +123,7 @@ def graph_context(
     return ContextResult(graph, packed.text, packed.truncated, packed.items, window)
 
 
+@admitted
 def thread_context(
     ctx: Services, project: Project, thread_uuid: str, template_uuid: str | None = None
 ) -> ContextResult:

@@ -24,6 +24,7 @@ from graphrecall.retrieval import cursors, engine
 from graphrecall.retrieval.engine import Hit, SearchOptions
 from graphrecall.retrieval.filters import Filters, to_predicate
 from graphrecall.retrieval.request import DEFAULT_RERANKER
+from graphrecall.services.admission import admitted
 from graphrecall.services.container import Services
 from graphrecall.services.get_context.relative_time import interpret, names_a_time
 from graphrecall.services.graph import graphs
@@ -72,6 +73,7 @@ def options(params: SearchParams, scope: str) -> SearchOptions:
     )
 
 
+@admitted
 def search(
     ctx: Services,
     project: Project,

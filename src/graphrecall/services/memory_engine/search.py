@@ -31,6 +31,7 @@ from graphrecall.retrieval.memory_filters import (
     tree_filter,
 )
 from graphrecall.services.accounts.spaces import Caller
+from graphrecall.services.admission import admitted
 from graphrecall.services.container import Services
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,7 @@ class MemoryResults:
     limit: int
 
 
+@admitted
 def search(ctx: Services, caller: Caller, q: MemoryQuery) -> MemoryResults:
     semantic = (q.semantic or "").strip()[:MAX_SEMANTIC_QUERY_CHARS]
     fulltext = (q.fulltext or "").strip()

@@ -15,6 +15,7 @@ from graphrecall.domain.models import Observation, Page, PageRequest, Project, T
 from graphrecall.retrieval import filters as filter_language
 from graphrecall.services.accounts import projects
 from graphrecall.services.container import Services
+from graphrecall.services.episode_errors import processing_errors
 from graphrecall.services.get_context.assembly import ContextRequest, graph_context, thread_context
 from graphrecall.services.graph import episodes, graphs, nodes, threads, users
 from graphrecall.wire.zep_v4 import wire
@@ -48,7 +49,8 @@ def list_episodes(
         mentioned_node_uuids=filter_language.mentioned_node_uuids(filters),
         where=filter_language.to_predicate(filters, "list:episodes"),
     )
-    return found, [wire.episode(e, graph) for e in found.items]
+    errors = processing_errors(ctx, project.uuid, found.items)
+    return found, [wire.episode(e, graph, error=errors.get(e.uuid)) for e in found.items]
 
 
 def list_neighbors(
@@ -144,7 +146,8 @@ def thread_episodes(ctx: Services, project: Project, thread_uuid: str, page: Pag
     thread = threads.get_thread(ctx, project, thread_uuid)
     graph = graphs.resolve(ctx, project, thread.graph_uuid)
     found = threads.list_messages(ctx, project, thread.uuid, page)
-    return found, [wire.episode(e, graph) for e in found.items]
+    errors = processing_errors(ctx, project.uuid, found.items)
+    return found, [wire.episode(e, graph, error=errors.get(e.uuid)) for e in found.items]
 
 
 def add_messages(

@@ -111,6 +111,8 @@ class MessageWire(Wire):
     reference_time: str | None = None
     created_at: str
     processed: bool
+    # Why it is not processed: {code, message, task_uuid} (services/episode_errors.py).
+    processing_error: dict[str, Any] | None = None
 
 
 class EpisodeWire(Wire):
@@ -128,6 +130,7 @@ class EpisodeWire(Wire):
     graph_uuid: str
     user_uuid: str | None = None
     processed: bool
+    processing_error: dict[str, Any] | None = None  # as MessageWire's
     score: float | None = None
     relevance: float | None = None
 
@@ -309,7 +312,7 @@ def thread(t: m.Thread) -> ThreadWire:
     return ThreadWire(**t.model_dump(exclude={"project_uuid"}))
 
 
-def message(e: m.Episode) -> MessageWire:
+def message(e: m.Episode, error: dict[str, Any] | None = None) -> MessageWire:
     return MessageWire(
         uuid=e.uuid,
         thread_uuid=e.thread_uuid,
@@ -320,15 +323,22 @@ def message(e: m.Episode) -> MessageWire:
         reference_time=e.reference_time,
         created_at=e.created_at,
         processed=e.processed,
+        processing_error=error,
     )
 
 
 def episode(
-    e: m.Episode, g: m.Graph, score: float | None = None, relevance: float | None = None
+    e: m.Episode,
+    g: m.Graph,
+    score: float | None = None,
+    relevance: float | None = None,
+    error: dict[str, Any] | None = None,
 ) -> EpisodeWire:
     # What the episode is searched by is the index's, not the API's.
     fields = e.model_dump(exclude=set(m.Episode.derived_fields))
-    return EpisodeWire(**fields, user_uuid=g.user_uuid, score=score, relevance=relevance)
+    return EpisodeWire(
+        **fields, user_uuid=g.user_uuid, score=score, relevance=relevance, processing_error=error
+    )
 
 
 def observation(
