@@ -23,6 +23,10 @@ from zep_cloud import AddMessage, BatchItemInput, EdgeInput, EdgeNodeRef, NodeIn
 from tests import pg_server
 from tests.conftest import API_KEY, Server, _free_port, wait_for_task
 
+# Slow: server processes on each backend, stopped and started again (the files after a
+# clean stop are the point).
+pytestmark = pytest.mark.slow
+
 SPACE = "erasespace01"
 
 
