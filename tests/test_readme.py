@@ -1,16 +1,23 @@
-"""The README's quickstart runs exactly as written against a live server."""
+"""The README's quickstart runs exactly as written against a live server (a process on
+loopback: the quickstart makes its own client, over TCP)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import Server
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-def test_quickstart_runs(server: Server) -> None:
+# Slow: the quickstart's own client needs a server process on TCP.
+@pytest.mark.slow
+def test_quickstart_runs(make_server: Callable[..., Server]) -> None:
+    server = make_server()
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
     assert blocks, "README has no python quickstart"
     code = (

@@ -17,6 +17,9 @@ from zep_cloud import AddMessage
 from tests import pg_server
 from tests.conftest import Server, wait_for_task
 
+# Slow: server processes killed with SIGKILL and restarted (the crash is the point).
+pytestmark = pytest.mark.slow
+
 MAX_MESSAGES = 40
 SENTENCES = [
     "Alice moved to Lisbon in March and works at Acme as an engineer.",

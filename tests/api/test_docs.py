@@ -6,27 +6,26 @@ from __future__ import annotations
 
 import re
 
-import httpx
-
-from tests.conftest import Server
+from tests.inprocess import InProcess
 
 
-def test_the_docs_pages_load_nothing_from_elsewhere(server: Server) -> None:
-    base = f"http://127.0.0.1:{server.port}"
+def test_the_docs_pages_load_nothing_from_elsewhere(server: InProcess) -> None:
+    http = server.http()
     for page in ("/docs", "/redoc"):
-        response = httpx.get(base + page)
+        response = http.get(page)
         assert response.status_code == 200
         assert "default-src 'self'" in response.headers["content-security-policy"]
         urls = re.findall(r"""(?:src|href)=["']([^"']+)""", response.text)
         assert urls and all(u.startswith("/docs-static/") for u in urls), urls
         for url in urls:
-            asset = httpx.get(base + url)
+            asset = http.get(url)
             assert asset.status_code == 200 and len(asset.content) > 1000, url
         assert "https://" not in response.text
 
 
-def test_openapi_declares_the_key_schemes(server: Server) -> None:
-    schema = httpx.get(f"http://127.0.0.1:{server.port}/openapi.json").json()
+def test_openapi_declares_the_key_schemes(server: InProcess) -> None:
+    http = server.http()
+    schema = http.get("/openapi.json").json()
     schemes = schema["components"]["securitySchemes"]
     assert schemes["BearerKey"] == {
         "type": "http",
@@ -37,4 +36,4 @@ def test_openapi_declares_the_key_schemes(server: Server) -> None:
     assert schema["security"] == [{"BearerKey": []}, {"ApiKey": []}]
     # a key given the way Swagger UI's "Authorize" sends it is accepted
     key = {"Authorization": f"Bearer {server.api_key}"}
-    assert httpx.get(f"http://127.0.0.1:{server.port}/api/v4/project", headers=key).is_success
+    assert http.get("/api/v4/project", headers=key).is_success

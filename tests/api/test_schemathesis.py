@@ -20,6 +20,9 @@ from schemathesis.specs.openapi.checks import (
 
 from tests.conftest import API_KEY, Server, _free_port
 
+# Slow: a few thousand fuzzed requests against a server process.
+pytestmark = pytest.mark.slow
+
 EXAMPLES_PER_OPERATION = 40  # x ~60 operations: a few thousand cases, a few minutes
 HEADERS = {"Authorization": f"Api-Key {API_KEY}"}
 

@@ -8,8 +8,12 @@ import time
 from collections.abc import Callable
 
 import httpx
+import pytest
 
 from tests.conftest import Server
+
+# Slow: real sockets held open against a server process until its deadlines pass.
+pytestmark = pytest.mark.slow
 
 LIMITS = {
     "GRAPHRECALL_HTTP_HEADER_TIMEOUT": "1",

@@ -15,7 +15,8 @@ import pytest
 from zep_cloud import AddMessage, Zep
 
 from tests import pg_server
-from tests.conftest import Server, wait_for_task
+from tests.conftest import wait_for_task
+from tests.inprocess import InProcess
 
 
 class Life:
@@ -254,11 +255,11 @@ def test_selling_retires_what_was_sold_only(zep: Zep) -> None:
     assert life.valid("Vespa")
 
 
-def test_the_same_decisions_on_postgresql(make_server: Callable[..., Server]) -> None:
+def test_the_same_decisions_on_postgresql(make_app: Callable[..., InProcess]) -> None:
     """The store-level reads the decisions use (a source's live edges by relation, their
     episodes' reference times, their targets' names) on PostgreSQL."""
     url = pg_server.with_schema(pg_server.server_url(), f"t{uuid.uuid4().hex}")
-    zep = make_server(db=url).client()
+    zep = make_app(db=url).client()
     life = Life(zep, "Kai")
     life.say("I live in Munich. I work at Acme.", "2024-01-05T10:00:00Z")
     life.say("I'm married to Sam.", "2024-01-06T10:00:00Z")

@@ -30,6 +30,9 @@ from graphrecall.store.postgres.connection import split_schema
 from tests import pg_server
 from tests.conftest import API_KEY, Server, _free_port
 
+# Slow: worker and server processes racing, killed and stopped.
+pytestmark = pytest.mark.slow
+
 
 @dataclass(frozen=True)
 class Shared:

@@ -17,7 +17,7 @@ from zep_cloud.errors import BadRequestError, NotFoundError
 
 from graphrecall import GraphRecall
 from graphrecall.domain.errors import BadRequest, NotFound
-from tests.conftest import Server
+from tests.inprocess import InProcess
 
 # Fields that differ between two databases by construction.
 VOLATILE = {
@@ -138,11 +138,11 @@ def library(tmp_path: Path) -> Iterator[GraphRecall]:
 
 
 def test_the_library_gives_what_the_sdk_gives(
-    make_server: Callable[..., Server], library: GraphRecall
+    make_app: Callable[..., InProcess], library: GraphRecall
 ) -> None:
-    # A server of its own: ranking statistics (BM25 document frequencies) span a database,
+    # An app of its own: ranking statistics (BM25 document frequencies) span a database,
     # so both sides must hold the same records.
-    zep = make_server().client()
+    zep = make_app().client()
     over_http, _ = scenario(zep, lambda uuid: sdk_wait(zep, uuid), "parity-maya")
     in_process, _ = scenario(library, lambda uuid: library.wait(uuid).status, "parity-maya")
     assert over_http["task"] == "succeeded"

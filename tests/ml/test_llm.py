@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -17,7 +15,8 @@ from zep_cloud import AddMessage
 from graphrecall.ml.extraction import ExtractionFailed, ExtractionInput
 from graphrecall.ml.llm import LlmExtractor, OpenAIChatClient
 from tests import pg_server
-from tests.conftest import Server, wait_for_task
+from tests.conftest import wait_for_task
+from tests.inprocess import InProcess
 
 GOOD = {
     "entities": [{"name": "Dana", "label": "Person"}, {"name": "Lisbon", "label": "Location"}],
@@ -135,11 +134,9 @@ def test_batches_run_concurrently_in_order(llm: FakeLLM) -> None:
 
 
 def test_server_records_failure_keeps_episode_and_retries(
-    llm: FakeLLM, make_server: Callable[..., Server]
+    llm: FakeLLM, make_app: Callable[..., InProcess]
 ) -> None:
-    server = make_server(
-        env={"GRAPHRECALL_LLM_BASE_URL": llm.url, "GRAPHRECALL_LLM_MAX_RETRIES": "0"}
-    )
+    server = make_app(env={"GRAPHRECALL_LLM_BASE_URL": llm.url, "GRAPHRECALL_LLM_MAX_RETRIES": "0"})
     zep = server.client()
     user = zep.user.create(first_name="Dana")
     thread = zep.thread.create(user_uuid=user.uuid_)
@@ -162,33 +159,19 @@ def test_server_records_failure_keeps_episode_and_retries(
     assert message.content == "I adopted a cat." and message.processed is False
 
     llm.default = GOOD
-    retry = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "graphrecall",
-            "--db",
-            str(server.db),
-            "tasks",
-            "retry",
-            bad.task.uuid_,
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert retry.returncode == 0 and "queued 1" in retry.stdout
+    assert "queued 1" in server.cli("tasks", "retry", bad.task.uuid_)
     assert wait_for_task(zep, bad.task.uuid_) == "succeeded"
     assert zep.thread.message.get(thread.uuid_, bad.messages[0].uuid_).processed is True
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_a_message_that_cannot_be_read_does_not_strand_the_others(
-    llm: FakeLLM, make_server: Callable[..., Server], backend: str
+    llm: FakeLLM, make_app: Callable[..., InProcess], backend: str
 ) -> None:
     db = None
     if backend == "postgresql":
         db = pg_server.with_schema(pg_server.server_url(), f"l{uuid.uuid4().hex}")
-    server = make_server(
+    server = make_app(
         db, env={"GRAPHRECALL_LLM_BASE_URL": llm.url, "GRAPHRECALL_LLM_MAX_RETRIES": "0"}
     )
     zep = server.client()
@@ -208,22 +191,17 @@ def test_a_message_that_cannot_be_read_does_not_strand_the_others(
     assert any(e.name == "LIVES_IN" for e in zep.graph.edge.list(user.graph_uuid))
 
     llm.refuse = None
-    retry = subprocess.run(
-        [sys.executable, "-m", "graphrecall", "--db", str(server.db), "tasks", "retry"],
-        capture_output=True,
-        text=True,
-    )
-    assert retry.returncode == 0 and "queued 1" in retry.stdout
+    assert "queued 1" in server.cli("tasks", "retry")
     assert wait_for_task(zep, added.task.uuid_) == "succeeded"
     assert all(m.processed for m in zep.thread.list_messages(thread.uuid_))
 
 
 def test_with_an_llm_the_same_table_decides(
-    llm: FakeLLM, make_server: Callable[..., Server]
+    llm: FakeLLM, make_app: Callable[..., InProcess]
 ) -> None:
     """The LLM is asked for the single-valued relations by name and for "past"/"also";
     its facts go through the same decisions as the offline rules' (ingest/single_valued.py)."""
-    server = make_server(env={"GRAPHRECALL_LLM_BASE_URL": llm.url})
+    server = make_app(env={"GRAPHRECALL_LLM_BASE_URL": llm.url})
     zep = server.client()
     user = zep.user.create(first_name="Dana")
     thread = zep.thread.create(user_uuid=user.uuid_)

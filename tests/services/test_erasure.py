@@ -8,8 +8,6 @@ a CHECKPOINT (what its WAL keeps is documented in docs/security.md, not scanned)
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -24,6 +22,10 @@ from zep_cloud import AddMessage, BatchItemInput, EdgeInput, EdgeNodeRef, NodeIn
 
 from tests import pg_server
 from tests.conftest import API_KEY, Server, _free_port, wait_for_task
+
+# Slow: server processes on each backend, stopped and started again (the files after a
+# clean stop are the point).
+pytestmark = pytest.mark.slow
 
 SPACE = "erasespace01"
 
@@ -132,13 +134,7 @@ def _says(zep: Zep, user_id: str, name: str, lines: list[str]) -> tuple[str, str
 
 
 def _cli(server: Server, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "graphrecall", "--db", str(server.db), *args],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
+    return server.cli(*args)
 
 
 @pytest.fixture(scope="module")

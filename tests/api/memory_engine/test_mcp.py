@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -254,24 +253,7 @@ def test_mcp_http_an_unknown_space_answers_as_another_projects(me_server: Server
             headers={"Authorization": f"Bearer {key}", "X-Me-Space": space},
         )
 
-    made = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "graphrecall",
-            "--db",
-            str(me_server.db),
-            "spaces",
-            "create",
-            "Probe target",
-            "--project",
-            "probed",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    theirs = made.stdout.strip()
+    theirs = me_server.cli("spaces", "create", "Probe target", "--project", "probed")
     answers = [post(space, me_server.api_key) for space in ("nosuchspace1", theirs)]
     assert [a.status_code for a in answers] == [403, 403]
     assert answers[0].json() == answers[1].json()

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -14,19 +15,20 @@ import pytest
 
 from tests.api.memory_engine.conftest import SPACE, RpcCall, app_error, base, result
 from tests.conftest import Server
+from tests.inprocess import InProcess
 
 UNKNOWN_V7 = "0190f0f0-0000-7000-8000-000000000000"
 
 
-def post(server: Server, body: Any, **headers: str) -> httpx.Response:
+def post(server: Server | InProcess, body: Any, **headers: str) -> httpx.Response:
     hdrs = {"Authorization": f"Bearer {server.api_key}", "X-Me-Space": SPACE, **headers}
     content = body if isinstance(body, bytes) else json.dumps(body).encode()
-    return httpx.post(
-        f"{base(server)}/api/v1/memory/rpc",
-        content=content,
-        headers={"Content-Type": "application/json", **hdrs},
-        timeout=30,
-    )
+    with server.http(timeout=30) as http:
+        return http.post(
+            "/api/v1/memory/rpc",
+            content=content,
+            headers={"Content-Type": "application/json", **hdrs},
+        )
 
 
 def call(method: str, params: Any = None) -> dict[str, Any]:
@@ -60,15 +62,7 @@ def test_auth_and_space_selection(
 
 
 def test_a_key_of_another_project_is_forbidden_and_spaces_are_isolated(me_server: Server) -> None:
-    def cli(*args: str) -> str:
-        out = subprocess.run(
-            [sys.executable, "-m", "graphrecall", "--db", str(me_server.db), *args],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return out.stdout.strip()
-
+    cli = me_server.cli
     other_key = cli("keys", "create", "--project", "elsewhere")
     response = post(me_server, call("memory.tree"), Authorization=f"Bearer {other_key}")
     assert response.status_code == 403 and response.json()["error"]["code"] == "FORBIDDEN"
@@ -360,8 +354,8 @@ def test_access_effective_and_embedding_status(rpc: RpcCall) -> None:
     assert set(status) == {"pending", "inFlight", "waiting", "failed", "oldestPendingAt"}
 
 
-def test_semantic_search_without_an_embedder(make_server: Any) -> None:
-    srv: Server = make_server(env={"GRAPHRECALL_SPACE": SPACE, "GRAPHRECALL_EMBEDDER": "none"})
+def test_semantic_search_without_an_embedder(make_app: Callable[..., InProcess]) -> None:
+    srv = make_app(env={"GRAPHRECALL_SPACE": SPACE, "GRAPHRECALL_EMBEDDER": "none"})
     result(post(srv, call("memory.create", {"content": "lexical only", "tree": "/x"})).json())
     semantic = post(srv, call("memory.search", {"semantic": "lexical"})).json()
     assert app_error(semantic)[0] == "EMBEDDING_NOT_CONFIGURED"

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -62,15 +60,8 @@ def seeded(ui_server: Server) -> Seeded:
 @pytest.fixture(scope="session")
 def other_key(ui_server: Server) -> str:
     """A key of another project on the same server."""
-    command = [sys.executable, "-m", "graphrecall", "keys", "--db", str(ui_server.db)]
-    made = subprocess.run(
-        [*command, "create", "--project", "other", "--name", "ui-test"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return made.stdout.strip().splitlines()[-1]
+    made = ui_server.cli("keys", "create", "--project", "other", "--name", "ui-test")
+    return made.splitlines()[-1]
 
 
 @pytest.fixture(scope="session")

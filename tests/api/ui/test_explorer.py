@@ -7,11 +7,15 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.api.ui.conftest import Tab
 from tests.api.ui.seed import FACTS, NODES, SPACE, Seeded, seed_star
 from tests.conftest import API_KEY, Server
+
+# Slow: a real browser against a server process on TCP.
+pytestmark = pytest.mark.slow
 
 
 def shot(page: Page, screenshots: Path, name: str) -> None:

@@ -1,5 +1,6 @@
-"""The Zep SDK tests run against a server on each backend: SQLite, and PostgreSQL
-(``tests/pg_server.py``, a schema of its own)."""
+"""The Zep SDK tests run against the app on each backend, in this process
+(``tests/inprocess.py``): SQLite, and PostgreSQL (``tests/pg_server.py``, a schema of its
+own)."""
 
 from __future__ import annotations
 
@@ -11,23 +12,24 @@ import pytest
 from zep_cloud import Zep
 
 from tests import pg_server
-from tests.conftest import API_KEY, Server, _free_port
+from tests.conftest import API_KEY
+from tests.inprocess import InProcess
 
 
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Server]:
+) -> Iterator[InProcess]:
     db: Path | str = tmp_path_factory.mktemp("db") / "graphrecall.db"
     if request.param == "postgresql":
         db = pg_server.with_schema(pg_server.server_url(), f"z{uuid.uuid4().hex}")
-    srv = Server(db, _free_port(), API_KEY).start()  # type: ignore[arg-type]
-    yield srv
-    srv.stop()
+    app = InProcess(db, API_KEY)
+    yield app
+    app.stop()
 
 
 @pytest.fixture(scope="session")
-def zep(server: Server) -> Zep:
+def zep(server: InProcess) -> Zep:
     """The client of this directory's server. Without its own ``zep``, a session that
     had already made the root conftest's (tests/ingest, run first) kept it here: these
     tests talked to that SQLite server while ``server`` named this one."""

@@ -3,8 +3,6 @@ progress and each item's outcome, listing, deleting; the error contract."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +13,7 @@ from zep_cloud.errors import BadRequestError, NotFoundError
 
 from tests.api.zep_v4.test_errors import raw
 from tests.conftest import Server, wait_for_task
+from tests.inprocess import InProcess
 
 
 def _wait_batch(zep: Zep, batch_uuid: str, timeout: float = 60) -> str:
@@ -169,14 +168,9 @@ def test_batch_errors_name_the_field(zep: Zep) -> None:
     assert _wait_batch(zep, batch.uuid_) == "succeeded"
 
 
-def test_batches_are_not_seen_across_projects(server: Server, zep: Zep) -> None:
+def test_batches_are_not_seen_across_projects(server: InProcess, zep: Zep) -> None:
     command = ["keys", "create", "--project", "batch-other"]
-    key = subprocess.run(
-        [sys.executable, "-m", "graphrecall", "--db", str(server.db), *command],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    key = server.cli(*command)
     other = server.client(api_key=key)
     mine = zep.batch.create()
     graph = zep.graph.create(name="mine")
@@ -196,7 +190,7 @@ def test_batches_are_not_seen_across_projects(server: Server, zep: Zep) -> None:
     assert added.items == [] and [r.index for r in added.rejected_items or []] == [0]
 
 
-def test_raw_batch_body_errors(server: Server) -> None:
+def test_raw_batch_body_errors(server: InProcess) -> None:
     batch = raw(server, "POST", "/batches", json={}).json()
     answer = raw(server, "POST", f"/batches/{batch['uuid']}/items", json={"items": []})
     assert answer.status_code == 400 and answer.json()["error"]["param"] == "items"
@@ -208,6 +202,8 @@ def test_raw_batch_body_errors(server: Server) -> None:
     assert answer.status_code == 400 and answer.json()["error"]["param"] == "ignore_roles[0]"
 
 
+# Slow: kills a server process and starts another on its database.
+@pytest.mark.slow
 def test_a_batch_resumes_after_its_server_is_killed(
     make_server: Callable[..., Server], tmp_path: Path
 ) -> None:

@@ -14,7 +14,8 @@ import pytest
 from zep_cloud import AddMessage, EdgeInput, EdgeNodeRef, NodeInput, Zep
 from zep_cloud.errors import BadRequestError, NotFoundError
 
-from tests.conftest import Server, wait_for_task
+from tests.conftest import wait_for_task
+from tests.inprocess import InProcess
 
 UNKNOWN = "0190f0f0-0000-7000-8000-000000000000"
 QUERY = "Where does Alice live and work, and what does she drink?"
@@ -86,7 +87,9 @@ def add_graph_items(
     return node_ids, {e.fact: e.uuid_ for e in edges.edges}
 
 
-def insert_derived(server: Server, graph: str, observation: str, summary: str) -> tuple[str, str]:
+def insert_derived(
+    server: InProcess, graph: str, observation: str, summary: str
+) -> tuple[str, str]:
     """Observations and thread summaries come from the ingestion pipeline; here the store
     writes one of each (with their vectors), as the pipeline would."""
     from graphrecall.domain.ids import new_id
@@ -129,7 +132,7 @@ def insert_derived(server: Server, graph: str, observation: str, summary: str) -
 
 
 @pytest.fixture(scope="module")
-def world(zep: Zep, server: Server) -> World:
+def world(zep: Zep, server: InProcess) -> World:
     graph = zep.graph.create(name="context-world", time_zone="UTC").uuid_
     nodes, edges = add_graph_items(zep, graph, NODES, FACTS)
     # An episode for the observation's provenance. It states no fact, so the summaries
@@ -458,9 +461,9 @@ def test_a_date_word_in_another_sense_does_not_restrict(zep: Zep, query: str) ->
 
 
 def test_the_window_uses_user_then_graph_then_project_zone(
-    make_server: Callable[..., Server],
+    make_app: Callable[..., InProcess],
 ) -> None:
-    zep = make_server().client()
+    zep = make_app().client()
 
     def zone_of(graph: str) -> str:
         context = zep.graph.get_context(graph, query="What happened yesterday?").context

@@ -11,14 +11,12 @@ import httpx
 import pytest
 
 from graphrecall.domain import limits
-from tests.conftest import Server
+from tests.inprocess import InProcess
 
 
 @pytest.fixture(scope="module")
-def http(server: Server) -> Iterator[httpx.Client]:
-    with httpx.Client(
-        base_url=server.base_url, headers={"Authorization": f"Api-Key {server.api_key}"}
-    ) as client:
+def http(server: InProcess) -> Iterator[httpx.Client]:
+    with server.http("/api/v4", headers={"Authorization": f"Api-Key {server.api_key}"}) as client:
         yield client
 
 

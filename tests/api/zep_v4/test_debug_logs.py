@@ -4,26 +4,20 @@ gave a fact, merged into one, ended one, or gave none; the error contract."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from zep_cloud import AddMessage, Zep
 from zep_cloud.errors import BadRequestError, NotFoundError
 
-from tests.conftest import API_KEY, Server, _free_port, wait_for_task
+from tests.conftest import API_KEY, wait_for_task
+from tests.inprocess import InProcess
 
 
-def project_client(server: Server, name: str) -> Zep:
+def project_client(server: InProcess, name: str) -> Zep:
     """A client of a new project (enabling debug logging is project-wide)."""
     command = ["keys", "create", "--project", name]
-    key = subprocess.run(
-        [sys.executable, "-m", "graphrecall", "--db", str(server.db), *command],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    key = server.cli(*command)
     return server.client(api_key=key)
 
 
@@ -46,7 +40,7 @@ def _messages(log_entries: list[object]) -> list[str]:
     return [str(getattr(e, "message", "")) for e in log_entries]
 
 
-def test_debug_logs_and_traces_say_what_ingestion_did(server: Server, zep: Zep) -> None:
+def test_debug_logs_and_traces_say_what_ingestion_did(server: InProcess, zep: Zep) -> None:
     dz = project_client(server, "debug-logs")
     user = dz.user.create(first_name="Rita")
     thread = dz.thread.create(user_uuid=user.uuid_)
@@ -129,7 +123,9 @@ def test_debug_logs_and_traces_say_what_ingestion_did(server: Server, zep: Zep) 
         dz.graph.episode.get_debug_logs(graph_uuid, hello)
 
 
-def test_ignored_roles_are_logged_and_logs_stay_in_their_project(server: Server, zep: Zep) -> None:
+def test_ignored_roles_are_logged_and_logs_stay_in_their_project(
+    server: InProcess, zep: Zep
+) -> None:
     dz = project_client(server, "debug-logs-2")
     dz.debug_log.enable()
     user = dz.user.create(first_name="Omar")
@@ -161,7 +157,7 @@ def test_ignored_roles_are_logged_and_logs_stay_in_their_project(server: Server,
 def test_a_queued_episode_is_running_until_processed(tmp_path: Path) -> None:
     """With logging on, an episode not processed yet reports ``running`` (no entries):
     its log is written when the worker applies it."""
-    server = Server(tmp_path / "queued.db", _free_port(), API_KEY, args=("--no-worker",)).start()
+    server = InProcess(tmp_path / "queued.db", API_KEY, worker=False)
     try:
         zep = server.client()
         zep.debug_log.enable()

@@ -8,7 +8,8 @@ from zep_cloud import BatchItemInput, Zep
 from zep_cloud.errors import BadRequestError, NotFoundError
 
 from tests.api.zep_v4.test_debug_logs import project_client
-from tests.conftest import Server, wait_for_task
+from tests.conftest import wait_for_task
+from tests.inprocess import InProcess
 
 CHUNKS = [
     "Acme Corp signed a supply contract with Globex in 2023.",
@@ -130,7 +131,7 @@ def test_a_documents_episodes_and_its_summary(zep: Zep) -> None:
     assert "contract.pdf" in {s.document_id for s in zep.graph.document_summary.list(graph.uuid_)}
 
 
-def test_documents_stay_in_their_project(server: Server, zep: Zep) -> None:
+def test_documents_stay_in_their_project(server: InProcess, zep: Zep) -> None:
     other = project_client(server, "documents-other")
     graph = zep.graph.create(name="private-docs")
     _add(zep, graph.uuid_, "Initech makes staplers.", "secret.pdf", 0)

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from graphrecall.domain import limits
-from tests.conftest import Server
+from tests.inprocess import InProcess
 
 # Four bytes in UTF-8 and one character: the longest a capped name can be in bytes.
 WIDE = "\U0001d538"
@@ -31,10 +31,8 @@ class Ids:
 
 
 @pytest.fixture(scope="module")
-def http(server: Server) -> Iterator[httpx.Client]:
-    with httpx.Client(
-        base_url=server.base_url, headers={"Authorization": f"Api-Key {server.api_key}"}
-    ) as client:
+def http(server: InProcess) -> Iterator[httpx.Client]:
+    with server.http("/api/v4", headers={"Authorization": f"Api-Key {server.api_key}"}) as client:
         yield client
 
 

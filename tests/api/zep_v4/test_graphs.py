@@ -8,13 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from zep_cloud import Zep
 from zep_cloud.errors import BadRequestError, NotFoundError
 
 from tests.api.zep_v4.test_debug_logs import project_client
 from tests.conftest import Server, wait_for_task
+from tests.inprocess import InProcess
 
 UNKNOWN = "0190e3c2-0000-7000-8000-000000000000"
 FACTS = ["Ada works at Initech.", "Ada lives in Porto.", "Ada plays the cello on Sundays."]
@@ -28,12 +28,13 @@ def _fill(zep: Zep, graph_uuid: str) -> None:
 
 
 def _caches(server: Server) -> dict[str, Any]:
-    health = httpx.get(f"http://127.0.0.1:{server.port}/healthz", timeout=10).json()
+    with server.http() as http:
+        health = http.get("/healthz").json()
     caches: dict[str, Any] = health["caches"]
     return caches
 
 
-def test_warm_returns_a_succeeded_task_saying_what_it_read(server: Server, zep: Zep) -> None:
+def test_warm_returns_a_succeeded_task_saying_what_it_read(server: InProcess, zep: Zep) -> None:
     graph = zep.graph.create(name="warm-me")
     _fill(zep, graph.uuid_)
     result = zep.graph.warm(graph.uuid_)
@@ -54,7 +55,7 @@ def test_warm_returns_a_succeeded_task_saying_what_it_read(server: Server, zep: 
     assert zep.graph.warm(user.uuid_).task.status == "succeeded"
 
 
-def test_warm_errors(server: Server, zep: Zep) -> None:
+def test_warm_errors(server: InProcess, zep: Zep) -> None:
     with pytest.raises(NotFoundError) as info:
         zep.graph.warm(UNKNOWN)
     assert info.value.body.error.param == "graph_uuid"
@@ -66,6 +67,8 @@ def test_warm_errors(server: Server, zep: Zep) -> None:
         project_client(server, "warm-other").graph.warm(mine.uuid_)
 
 
+# Slow: a server process restarted on the same database.
+@pytest.mark.slow
 def test_after_a_restart_warm_loads_what_the_first_search_reads(
     make_server: Callable[..., Server], tmp_path: Path
 ) -> None:

@@ -4,15 +4,13 @@ as facts; cloned; the error contract."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from zep_cloud import EdgeNodeRef, HyperedgeInput, Zep
 from zep_cloud.errors import BadRequestError, NotFoundError
 
 from tests.api.zep_v4.test_errors import raw
-from tests.conftest import Server, wait_for_task
+from tests.conftest import wait_for_task
+from tests.inprocess import InProcess
 
 KEYS_CREATE = ("keys", "create", "--project", "hyper-other")
 FACT = "Alice introduced Bob to Carol at the robotics conference in Lisbon."
@@ -212,7 +210,7 @@ def test_a_clone_has_its_own_hyperedges(zep: Zep) -> None:
     assert not original & {m.uuid_ for m in copies[0].edges or []}
 
 
-def test_hyperedge_errors(server: Server, zep: Zep) -> None:
+def test_hyperedge_errors(server: InProcess, zep: Zep) -> None:
     graph = zep.graph.create(name="hyper-errors")
     with pytest.raises(BadRequestError) as info:  # two nodes are an edge, not a hyperedge
         zep.graph.hyperedge.add(
@@ -244,12 +242,7 @@ def test_hyperedge_errors(server: Server, zep: Zep) -> None:
     assert info.value.body.error.param == "hyperedge_uuid"
 
     hyperedge = _introduction(zep, graph.uuid_)
-    key = subprocess.run(
-        [sys.executable, "-m", "graphrecall", "--db", str(server.db), *KEYS_CREATE],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    key = server.cli(*KEYS_CREATE)
     other = server.client(api_key=key)
     with pytest.raises(NotFoundError):
         other.graph.hyperedge.get(graph.uuid_, hyperedge)

@@ -9,7 +9,7 @@ from zep_cloud import Zep
 from zep_cloud.errors import BadRequestError
 
 from tests.api.zep_v4.test_debug_logs import project_client
-from tests.conftest import Server
+from tests.inprocess import InProcess
 
 
 def test_ids_are_resolved_in_request_order(zep: Zep) -> None:
@@ -37,7 +37,9 @@ def test_ids_are_resolved_in_request_order(zep: Zep) -> None:
     assert zep.lookup.batch().items == []
 
 
-def test_other_projects_ids_are_not_found_and_lists_are_bounded(server: Server, zep: Zep) -> None:
+def test_other_projects_ids_are_not_found_and_lists_are_bounded(
+    server: InProcess, zep: Zep
+) -> None:
     zep.user.create(user_id="lookup-private")
     other = project_client(server, "lookup-other").lookup.batch(users=["lookup-private"])
     assert [(i.found, i.uuid_) for i in other.items or []] == [(False, None)]

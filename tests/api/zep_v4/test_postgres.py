@@ -6,10 +6,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 
+import pytest
 from zep_cloud import AddMessage
 
 from tests import pg_server
 from tests.conftest import Server, wait_for_task
+
+# Slow: two API processes on one database (two processes are the point).
+pytestmark = pytest.mark.slow
 
 
 def test_two_api_processes_share_one_postgres_database(

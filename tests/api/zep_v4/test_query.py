@@ -9,7 +9,8 @@ from zep_cloud import Zep
 from zep_cloud.errors import BadRequestError, NotFoundError
 
 from tests.api.zep_v4.test_debug_logs import project_client
-from tests.conftest import Server, wait_for_task
+from tests.conftest import wait_for_task
+from tests.inprocess import InProcess
 
 UNKNOWN = "0190e3c2-0000-7000-8000-000000000000"
 TEXTS = [
@@ -63,7 +64,9 @@ def test_several_graphs_are_asked_and_a_user_names_its_graph(zep: Zep) -> None:
     assert graphs == {first, user.graph_uuid}
 
 
-def test_what_needs_a_model_is_refused_and_errors_name_the_field(server: Server, zep: Zep) -> None:
+def test_what_needs_a_model_is_refused_and_errors_name_the_field(
+    server: InProcess, zep: Zep
+) -> None:
     graph = zep.graph.create(name="query-errors").uuid_
     refused = {
         "generate_answer": {"generate_answer": True},

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from zep_cloud import AddMessage, NodeInput
 
 from graphrecall.domain.inputs import EpisodeCreate
@@ -13,6 +14,9 @@ from graphrecall.services.container import Services
 from graphrecall.services.graph import episodes
 from graphrecall.store import open_store
 from tests.conftest import Server, wait_for_task
+
+# Slow: server processes restarted on the same database (a restart is the point).
+pytestmark = pytest.mark.slow
 
 
 def test_data_survives_restart(make_server: Callable[..., Server], tmp_path: Path) -> None:

@@ -8,12 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import pytest
 from zep_cloud import EdgeInput, EdgeNodeRef, NodeInput, Zep
 from zep_cloud.errors import BadRequestError, NotFoundError
 
-from tests.conftest import Server, wait_for_task
+from tests.conftest import wait_for_task
+from tests.inprocess import InProcess
 
 UNKNOWN = "0190f0f0-0000-7000-8000-000000000000"
 
@@ -125,7 +125,7 @@ def world(zep: Zep) -> World:
 
 
 @pytest.fixture(scope="module")
-def linked(server: Server, world: World) -> World:
+def linked(server: InProcess, world: World) -> World:
     """Provenance links (extraction would write them; here the store writes them)."""
     from graphrecall.domain.models import Edge, Node
     from graphrecall.store import open_store
@@ -165,16 +165,17 @@ def test_edges_hybrid_finds_the_fact_and_scores_every_item(zep: Zep, world: Worl
 
 
 def test_a_search_response_is_the_wire_page_without_null_fields(
-    server: Server, world: World
+    server: InProcess, world: World
 ) -> None:
     """Search responses are written by the handler itself (common.serialized): the same
     JSON the route's response model gives, None fields left out, as Zep's API does."""
-    response = httpx.post(
-        f"{server.base_url}/graphs/{world.graph}/search/edges",
-        params={"page_size": 2},
-        json={"query": "Where does Alice work?"},
-        headers={"Authorization": f"Api-Key {server.api_key}"},
-    )
+    with server.http("/api/v4") as http:
+        response = http.post(
+            f"/graphs/{world.graph}/search/edges",
+            params={"page_size": 2},
+            json={"query": "Where does Alice work?"},
+            headers={"Authorization": f"Api-Key {server.api_key}"},
+        )
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/json"
     body = response.json()
@@ -732,8 +733,8 @@ def test_a_calendar_phrase_ranks_that_periods_episodes_first(zep: Zep) -> None:
     assert [e.uuid_ for e in [*(first.items or []), *(rest.items or [])]] == ranked
 
 
-def test_lexical_only_without_embedder(make_server: Callable[..., Server]) -> None:
-    server = make_server(env={"GRAPHRECALL_EMBEDDER": "none"})
+def test_lexical_only_without_embedder(make_app: Callable[..., InProcess]) -> None:
+    server = make_app(env={"GRAPHRECALL_EMBEDDER": "none"})
     zep = server.client()
     graph = zep.graph.create(name="no-embedder").uuid_
     added = zep.graph.edge.add(

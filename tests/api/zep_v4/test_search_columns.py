@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import sqlite3
 
-import httpx
 from zep_cloud import AddMessage, EdgeInput, EdgeNodeRef, Zep
 
-from tests.conftest import Server, wait_for_task
+from tests.conftest import wait_for_task
 from tests.ingest.search_columns import expected_columns, stored_columns
+from tests.inprocess import InProcess
 
 
-def _columns_of(server: Server, graph: str) -> tuple[dict[str, object], dict[str, object]]:
+def _columns_of(server: InProcess, graph: str) -> tuple[dict[str, object], dict[str, object]]:
     """(stored, expected) search columns of the graph's episodes and nodes."""
     conn = sqlite3.connect(f"file:{server.db}?mode=ro", uri=True)
     try:
@@ -34,7 +34,7 @@ def _columns_of(server: Server, graph: str) -> tuple[dict[str, object], dict[str
     return mine(stored), mine(expected)
 
 
-def test_every_writer_keeps_the_search_columns(zep: Zep, server: Server) -> None:
+def test_every_writer_keeps_the_search_columns(zep: Zep, server: InProcess) -> None:
     user = zep.user.create(first_name="Alice", last_name="Moreau")
     graph = user.graph_uuid
     assert graph
@@ -95,8 +95,9 @@ def test_every_writer_keeps_the_search_columns(zep: Zep, server: Server) -> None
     assert any("(restated)" in (v[1] or "") for v in stored.values() if isinstance(v, tuple))
 
     # The API shows none of it (a node's degree is the Zep field it always was).
-    raw = httpx.post(
-        f"{server.base_url}/graphs/{graph}/episodes/list",
-        headers={"Authorization": f"Api-Key {server.api_key}"},
-    )
+    with server.http("/api/v4") as http:
+        raw = http.post(
+            f"/graphs/{graph}/episodes/list",
+            headers={"Authorization": f"Api-Key {server.api_key}"},
+        )
     assert raw.status_code == 200 and "search_" not in raw.text and "Five years" in raw.text

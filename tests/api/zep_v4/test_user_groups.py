@@ -4,21 +4,18 @@ user's groups, delete; a deleted user leaves its groups; the error contract."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from zep_cloud import Zep
 from zep_cloud.errors import BadRequestError, ConflictError, NotFoundError
 
 from tests.api.zep_v4.test_errors import raw
-from tests.conftest import Server
+from tests.inprocess import InProcess
 
 KEYS_CREATE = ("keys", "create", "--project", "ug-other")
 UNKNOWN = "00000000-0000-7000-8000-000000000000"
 
 
-def test_a_group_is_created_read_listed_and_updated(server: Server, zep: Zep) -> None:
+def test_a_group_is_created_read_listed_and_updated(server: InProcess, zep: Zep) -> None:
     group = zep.user_group.create(name="Support team", description="Tier 1")
     assert group.name == "Support team" and group.description == "Tier 1"
     assert group.version == 1 and group.created_at and group.updated_at
@@ -81,7 +78,7 @@ def test_members_are_added_listed_and_removed(zep: Zep) -> None:
     assert list(zep.user_group.list_for_user(ana.uuid_ or "")) == []
 
 
-def test_user_group_errors(server: Server, zep: Zep) -> None:
+def test_user_group_errors(server: InProcess, zep: Zep) -> None:
     group = zep.user_group.create(name="Errors")
     gid = group.uuid_ or ""
     user = zep.user.create(user_id="ug-errors")
@@ -112,12 +109,7 @@ def test_user_group_errors(server: Server, zep: Zep) -> None:
     assert answer.status_code == 200 and answer.json()["uuid"] == gid
     assert raw(server, "DELETE", f"/user-groups/{gid}").status_code == 404
 
-    key = subprocess.run(
-        [sys.executable, "-m", "graphrecall", "--db", str(server.db), *KEYS_CREATE],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    key = server.cli(*KEYS_CREATE)
     other = server.client(api_key=key)
     mine = zep.user_group.create(name="Mine")
     mid = mine.uuid_ or ""

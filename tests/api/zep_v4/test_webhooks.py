@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 from zep_cloud import BatchItemInput, Zep
 
-from tests.conftest import Server, wait_for_task
+from tests.conftest import wait_for_task
+from tests.inprocess import InProcess
 
 
 @dataclass
@@ -72,14 +73,8 @@ def receiver() -> Iterator[Receiver]:
     server.server_close()
 
 
-def _cli(server: Server, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "graphrecall", "--db", str(server.db), *args],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
+def _cli(server: InProcess, *args: str) -> str:
+    return server.cli(*args)
 
 
 def _verify(secret: str, headers: dict[str, str], body: bytes) -> bool:
@@ -93,7 +88,9 @@ def _verify(secret: str, headers: dict[str, str], body: bytes) -> bool:
     )
 
 
-def test_events_are_posted_signed_and_retried(server: Server, zep: Zep, receiver: Receiver) -> None:
+def test_events_are_posted_signed_and_retried(
+    server: InProcess, zep: Zep, receiver: Receiver
+) -> None:
     project = f"hooks-{time.monotonic_ns()}"
     secret = _cli(server, "webhooks", "set", receiver.url, "--project", project)
     assert secret.startswith("whsec_")
@@ -152,7 +149,7 @@ def test_events_are_posted_signed_and_retried(server: Server, zep: Zep, receiver
     assert _cli(server, "webhooks", "show", "--project", project) == "no webhook endpoint"
 
 
-def test_bad_endpoints_are_refused(server: Server) -> None:
+def test_bad_endpoints_are_refused(server: InProcess) -> None:
     command = [sys.executable, "-m", "graphrecall", "--db", str(server.db), "webhooks", "set"]
     bad = subprocess.run(
         [*command, "ftp://example.com/x", "--project", "hooks-bad"],
