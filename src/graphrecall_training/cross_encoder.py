@@ -1,5 +1,7 @@
 """Training the cross-encoder: (question, turn with its context) -> relevance, initialised
-from all-MiniLM-L6-v2's encoder with a fresh one-logit head, trained listwise: each
+from all-MiniLM-L6-v2's encoder with a fresh one-logit head on the mean of the pair's
+token states (the pooling the model was trained with: its [CLS] state was never trained,
+and a head on it stayed at chance for 40 steps in the first run), trained listwise: each
 question's evidence turn against its hard negatives from the same conversation (BM25's
 top turns that hold no evidence, plus random turns of the conversation), a softmax over
 the group. The passage is the text the product embeds (``passages.text``: speaker, day,
@@ -26,7 +28,7 @@ from graphrecall_training.mine import Encoder, Pair
 
 log = logging.getLogger(__name__)
 
-MAX_TOKENS = 192  # question + passage; the passage is cut first
+MAX_TOKENS = 160  # question + passage; the passage is cut first
 RERANK_DEPTH = 20
 
 
@@ -35,21 +37,51 @@ class Settings:
     seed: int = 13
     groups: int = 16  # questions per step
     negatives: int = 3  # per question per step
-    lr: float = 3e-5
+    lr: float = 5e-5
     epochs: int = 1
     minutes: float = 45.0
     eval_every: int = 150
 
 
+HEAD_FILE = "head.pt"
+
+
+def _model(model_dir: Path) -> Any:
+    """The encoder with its head: ``model_dir`` is the base model's folder, or one this
+    module saved (the encoder's files plus ``head.pt``)."""
+    import torch
+    from transformers import AutoModel
+
+    class MeanPooledScorer(torch.nn.Module):  # type: ignore[misc]  # torch is untyped here
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = AutoModel.from_pretrained(str(model_dir))
+            self.head = torch.nn.Linear(self.encoder.config.hidden_size, 1)
+            head = model_dir / HEAD_FILE
+            if head.is_file():
+                self.head.load_state_dict(torch.load(head, weights_only=True))
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            states = self.encoder(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(states.dtype)
+            pooled = (states * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
+            return self.head(pooled)  # logits, [batch, 1]
+
+        def save_pretrained(self, out: str) -> None:
+            self.encoder.save_pretrained(out)
+            torch.save(self.head.state_dict(), Path(out) / HEAD_FILE)
+
+    return MeanPooledScorer()
+
+
 class Scorer:
     def __init__(self, model_dir: Path) -> None:
         import torch
-        from transformers import AutoModelForSequenceClassification
 
         self.torch = torch
-        self.model = AutoModelForSequenceClassification.from_pretrained(
-            str(model_dir), num_labels=1
-        )
+        self.model = _model(model_dir)
         self.tok = tokenizer(MAX_TOKENS)
         self.tok.enable_truncation(MAX_TOKENS, strategy="only_second")
 
@@ -59,7 +91,7 @@ class Scorer:
         ids = torch.tensor([e.ids for e in enc], dtype=torch.long)
         mask = torch.tensor([e.attention_mask for e in enc], dtype=torch.long)
         types = torch.tensor([e.type_ids for e in enc], dtype=torch.long)
-        logits = self.model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits
+        logits = self.model(input_ids=ids, attention_mask=mask, token_type_ids=types)
         return logits[:, 0]
 
     def scores(self, query: str, texts: Sequence[str], batch: int = 32) -> list[float]:

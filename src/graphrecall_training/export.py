@@ -56,7 +56,9 @@ def _wrapped(model: Any, output: str) -> Any:
             result = self.model(
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             )
-            return result.last_hidden_state if output == "last_hidden_state" else result.logits
+            if output == "last_hidden_state":
+                return result.last_hidden_state
+            return getattr(result, "logits", result)  # a module that returns its logits
 
     return Wrapped()
 
@@ -121,3 +123,34 @@ def onnx_encoder(path: Path, threads: int = 2) -> Any:
         return np.stack([cache[t] for t in texts]).astype(np.float32)
 
     return encode
+
+
+def onnx_scorer(path: Path, threads: int = 2) -> Any:
+    """``(query, texts) -> scores`` running the int8 cross-encoder at ``path`` as the
+    product does (``ml/cross_encoder.py``: pairs truncated longest-first at the training
+    length, raw logits)."""
+    import onnxruntime as ort
+
+    from graphrecall_training.bi_encoder import tokenizer
+    from graphrecall_training.cross_encoder import MAX_TOKENS
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    tok = tokenizer(MAX_TOKENS)
+    tok.enable_truncation(MAX_TOKENS, strategy="only_second")
+
+    def score(query: str, texts: Sequence[str]) -> list[float]:
+        if not texts:
+            return []
+        enc = tok.encode_batch([(query, t) for t in texts])
+        feeds = {
+            "input_ids": np.asarray([e.ids for e in enc], dtype=np.int64),
+            "attention_mask": np.asarray([e.attention_mask for e in enc], dtype=np.int64),
+            "token_type_ids": np.asarray([e.type_ids for e in enc], dtype=np.int64),
+        }
+        logits = np.asarray(session.run(None, feeds)[0], dtype=np.float64)
+        return [float(x) for x in logits.reshape(len(texts))]
+
+    return score
