@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     ce.add_argument("--seed", type=int, default=13)
     ce.add_argument("--minutes", type=float, default=45.0)
     ce.add_argument("--eval-every", type=int, default=40)
-    ce.add_argument("--lr", type=float, default=5e-5)
+    ce.add_argument("--lr", type=float, default=3e-5)
     xc = sub.add_parser(
         "export-cross-encoder", help="trained cross-encoder -> int8 ONNX, with the parity check"
     )
@@ -236,9 +236,9 @@ def _evaluate(
         if reranker is not None:
             first = {n: evaluate.rrf_order(case, encode) for n, case in enumerate(cases)}
             scorer = export.onnx_scorer(reranker, threads)
-            for depth in (20, 30):
-                reranked = cross_encoder.reranked_recall(cases, first, scorer, depth)
-                results[name].update({f"{k}/{depth}": v for k, v in reranked.items()})
+            # as deep as the product's second stage (retrieval/rerank/cross_encoder.py)
+            reranked = cross_encoder.reranked_recall(cases, first, scorer, 30)
+            results[name].update(reranked)
         row = results[name]
         print(
             f"{model:<40} {name:<12} {row['questions']:>5} "

@@ -1,7 +1,11 @@
 """Training the cross-encoder: (question, turn with its context) -> relevance, initialised
-from all-MiniLM-L6-v2's encoder with a fresh one-logit head on the mean of the pair's
-token states (the pooling the model was trained with: its [CLS] state was never trained,
-and a head on it stayed at chance for 40 steps in the first run), trained listwise: each
+from all-MiniLM-L6-v2's encoder. The pair is read jointly (every token attends to both
+segments); the logit is the scaled cosine of the mean of the question's token states and
+the mean of the passage's (the pooling the model was trained with), plus a bias. So the
+untrained model already ranks as a bi-encoder would, and training teaches the joint
+reading. Two heads that start from nothing stayed at chance for 40 steps on this machine
+(a linear head on [CLS], never trained in this model, and one on the pair's mean); see
+docs/models.md. Trained listwise: each
 question's evidence turn against its hard negatives from the same conversation (BM25's
 top turns that hold no evidence, plus random turns of the conversation), a softmax over
 the group. The passage is the text the product embeds (``passages.text``: speaker, day,
@@ -37,7 +41,7 @@ class Settings:
     seed: int = 13
     groups: int = 16  # questions per step
     negatives: int = 3  # per question per step
-    lr: float = 5e-5
+    lr: float = 3e-5
     epochs: int = 1
     minutes: float = 45.0
     eval_every: int = 150
@@ -52,11 +56,15 @@ def _model(model_dir: Path) -> Any:
     import torch
     from transformers import AutoModel
 
-    class MeanPooledScorer(torch.nn.Module):  # type: ignore[misc]  # torch is untyped here
+    class SegmentCosineScorer(torch.nn.Module):  # type: ignore[misc]  # torch is untyped
         def __init__(self) -> None:
             super().__init__()
             self.encoder = AutoModel.from_pretrained(str(model_dir))
-            self.head = torch.nn.Linear(self.encoder.config.hidden_size, 1)
+            # logit = scale * cosine + bias; the scale of the bi-encoder's loss to start
+            self.head = torch.nn.Linear(1, 1)
+            with torch.no_grad():
+                self.head.weight.fill_(20.0)
+                self.head.bias.zero_()
             head = model_dir / HEAD_FILE
             if head.is_file():
                 self.head.load_state_dict(torch.load(head, weights_only=True))
@@ -65,15 +73,23 @@ def _model(model_dir: Path) -> Any:
             states = self.encoder(
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             ).last_hidden_state
-            mask = attention_mask.unsqueeze(-1).to(states.dtype)
-            pooled = (states * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
-            return self.head(pooled)  # logits, [batch, 1]
+            mask = attention_mask.to(states.dtype)
+            second = token_type_ids.to(states.dtype) * mask
+            first = mask - second
+            question = _mean(states, first)
+            passage = _mean(states, second)
+            cosine = torch.nn.functional.cosine_similarity(question, passage, dim=-1)
+            return self.head(cosine.unsqueeze(-1))  # logits, [batch, 1]
 
         def save_pretrained(self, out: str) -> None:
             self.encoder.save_pretrained(out)
             torch.save(self.head.state_dict(), Path(out) / HEAD_FILE)
 
-    return MeanPooledScorer()
+    def _mean(states: Any, weights: Any) -> Any:
+        w = weights.unsqueeze(-1)
+        return (states * w).sum(dim=1) / w.sum(dim=1).clamp(min=1.0)
+
+    return SegmentCosineScorer()
 
 
 class Scorer:
