@@ -192,10 +192,13 @@ def _export_cross_encoder(model: Path, out: Path, pack: Any, fixture: Path | Non
         for texts in [case.texts[:30]]
         if len(texts) > 2
     ]
+    calibration_cases = evaluate.held_out_cases(pack)[1::2][:120]  # not early stopping's
+    scale, shift = export.calibration(quantised, calibration_cases)
     record = {
         "file": str(out),
         "bytes": out.stat().st_size,
         "sha256": digest,
+        "calibration": {"scale": scale, "shift": shift, "questions": len(calibration_cases)},
         "mean_spearman": round(float(sum(agreement) / len(agreement)), 4),
         "min_spearman": min(agreement),
         "queries": len(agreement),

@@ -154,3 +154,32 @@ def onnx_scorer(path: Path, threads: int = 2) -> Any:
         return [float(x) for x in logits.reshape(len(texts))]
 
     return score
+
+
+def calibration(score: Any, cases: Sequence[Any], depth: int = 30) -> tuple[float, float]:
+    """``(scale, shift)`` with ``sigmoid(scale * logit + shift)`` ~ P(evidence): a
+    one-feature logistic regression (Newton's method) over each case's ``depth``
+    candidates, evidence against the rest."""
+    xs: list[float] = []
+    ys: list[float] = []
+    from graphrecall_training.mine import bm25_order
+
+    for case in cases:
+        # a first stage's kind of candidates: BM25's best, then the conversation's order
+        lexical = bm25_order(case.query, case.texts)
+        order = (lexical + [i for i in range(len(case.texts)) if i not in set(lexical)])[:depth]
+        xs += score(case.query, [case.texts[i] for i in order])
+        ys += [1.0 if i in case.evidence else 0.0 for i in order]
+    x = np.asarray(xs, dtype=np.float64)
+    y = np.asarray(ys, dtype=np.float64)
+    features = np.stack([x, np.ones_like(x)], axis=1)
+    w = np.zeros(2)
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-(features @ w)))
+        gradient = features.T @ (p - y)
+        hessian = (features * (p * (1 - p))[:, None]).T @ features + 1e-6 * np.eye(2)
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return round(float(w[0]), 6), round(float(w[1]), 6)

@@ -363,7 +363,8 @@ def test_the_bundled_reranker_agrees_with_its_fp32_weights() -> None:
     scores = [reranker.score(r["query"], [r["passage"]]) for r in rows]
     assert all(s is not None for s in scores)
     got = np.asarray([s[0] for s in scores if s is not None])
-    want = 1.0 / (1.0 + np.exp(-np.asarray([r["fp32"] for r in rows])))
+    scale, shift = CHAT_RERANKER.calibration
+    want = 1.0 / (1.0 + np.exp(-(scale * np.asarray([r["fp32"] for r in rows]) + shift)))
     assert float(np.abs(got - want).max()) < 0.05
     # each question's two turns: the one that answers it first, as fp32 ranked them
     for first, second in zip(rows[::2], rows[1::2], strict=True):

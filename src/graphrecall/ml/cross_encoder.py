@@ -75,14 +75,18 @@ class BundledReranker:
     sha256: str
     max_tokens: int  # question + passage, as trained
     truncation: Literal["only_second", "longest_first"]  # only_second: the passage is cut
+    # relevance = sigmoid(scale * logit + shift), fitted on the held-out split so that
+    # relevance reads as P(the turn is evidence) (the raw logits sit around 10-20)
+    calibration: tuple[float, float] = (1.0, 0.0)
 
 
 CHAT_RERANKER = BundledReranker(
     "graphrecall-chat-reranker-minilm-l6-v1",
     "chat-reranker-minilm-l6-v1-int8.onnx",
-    "@SHA@",
-    max_tokens=192,
+    "a1e6a0990e825ccf49dbbc21bf00822e6a9dc4eace3d5e0c18832dc73cad0f51",
+    max_tokens=160,
     truncation="only_second",
+    calibration=(0.963969, -15.236473),
 )
 HYBRID = "hybrid"  # GRAPHRECALL_CROSS_ENCODER=hybrid: the BM25 + bi-encoder scorer
 
@@ -118,6 +122,7 @@ class OnnxCrossEncoder:
         self.max_tokens = max_tokens
         self.batch_size = batch_size
         self.truncation = truncation
+        self.calibration = (1.0, 0.0)  # (scale, shift) applied to a single logit
         self._lock = threading.Lock()
         self._session: Any = None
         self._tokenizer: Any = None
@@ -136,6 +141,7 @@ class OnnxCrossEncoder:
         encoder.model_path = _data_file(model.file)
         encoder.tokenizer_path = _data_file("minilm-tokenizer.json")
         encoder.sha256 = model.sha256
+        encoder.calibration = model.calibration
         return encoder
 
     def _load(self) -> None:
@@ -224,6 +230,9 @@ class OnnxCrossEncoder:
         feeds = {name: np.array(columns[name], dtype=dtype) for name, dtype in self._inputs.items()}
         outputs = self._session.run(None, feeds)
         logits = np.asarray(outputs[0], dtype=np.float64)
+        if logits.ndim == 1 or (logits.ndim == 2 and logits.shape[1] == 1):
+            scale, shift = self.calibration
+            logits = scale * logits + shift
         probabilities = _probabilities(logits)
         if probabilities is None or probabilities.shape != (len(passages),):
             log.warning(
