@@ -40,6 +40,7 @@ from graphrecall_bench.retrieval_metrics import recall_at, units
 from graphrecall_bench.tables import pct, text_table, write_json
 
 if TYPE_CHECKING:
+    from graphrecall.ml.cross_encoder import CrossEncoder
     from graphrecall.ml.embedder import Embedder
     from graphrecall.retrieval.engine import SearchOptions
     from graphrecall.store.base import Store
@@ -116,10 +117,14 @@ class Change:
     rrf_k: int | None = None
     k1: float | None = None
     b: float | None = None
+    reranker: str | None = None  # a registered reranker's name (retrieval/rerank)
 
     @classmethod
     def parse(cls, text: str) -> Change:
-        """``"vector=1.0,rrf_k=6,b=0.75"``; a bad key or value raises ValueError naming it."""
+        """``"vector=1.0,rrf_k=6,b=0.75"`` or ``"reranker=cross_encoder"``; a bad key or
+        value raises ValueError naming it."""
+        from graphrecall.retrieval.rerank import NAMES
+
         weights: dict[str, float] = {}
         values: dict[str, Any] = {}
         for part in (p.strip() for p in text.split(",")):
@@ -129,6 +134,12 @@ class Change:
             key = key.strip()
             if not sep:
                 raise ValueError(f"--try: {part!r} is not key=value")
+            if key == "reranker":
+                if raw.strip() not in NAMES:
+                    known = ", ".join(NAMES)
+                    raise ValueError(f"--try: unknown reranker {raw.strip()!r} (known: {known})")
+                values["reranker"] = raw.strip()
+                continue
             try:
                 value = float(raw)
             except ValueError:
@@ -152,7 +163,7 @@ class Change:
                     raise ValueError("--try: b must be within [0, 1]")
                 values["b"] = value
             else:
-                known = ", ".join((*LEGS, "rrf_k", "k1", "b"))
+                known = ", ".join((*LEGS, "rrf_k", "k1", "b", "reranker"))
                 raise ValueError(f"--try: unknown setting {key!r} (known: {known})")
         return cls(weights=weights, **values)
 
@@ -173,6 +184,8 @@ class Change:
         if self.weights:
             base = opts.weights or spec.leg_weights or DEFAULT_LEG_WEIGHTS
             opts = dataclasses.replace(opts, weights={**base, **self.weights})
+        if self.reranker is not None:
+            opts = dataclasses.replace(opts, reranker=self.reranker)
         return spec, opts
 
     def describe(self) -> str:
@@ -181,6 +194,8 @@ class Change:
             value = getattr(self, name)
             if value is not None:
                 parts.append(f"{name}={value:g}")
+        if self.reranker is not None:
+            parts.append(f"reranker={self.reranker}")
         return ",".join(parts) or "shipped"
 
 
@@ -193,6 +208,7 @@ def rank(
     question: JudgedQuestion,
     changes: Sequence[Change],
     depth: int = max(KS),
+    cross_encoder: CrossEncoder | None = None,
 ) -> list[list[str]]:
     """The question's top ``depth`` units under each change (as the episode search service
     ranks: its options and the period a time phrase names, in UTC as a bench user's)."""
@@ -205,7 +221,7 @@ def rank(
     out = []
     for change in changes:
         spec, opts = change.apply(scopes.SCOPES["episodes"], base)
-        found = engine.search(store, embedder, None, spec, question.graph, opts, shared)
+        found = engine.search(store, embedder, cross_encoder, spec, question.graph, opts, shared)
         out.append(units([h.uuid for h in found.hits], question.unit_of)[:depth])
     return out
 
@@ -302,7 +318,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="change",
         required=True,
         help="the change: comma-separated key=value of leg weights (bm25, vector, facts, time,"
-        " role, exchange), rrf_k, k1, b; e.g. 'vector=1.0,rrf_k=6'",
+        " role, exchange), rrf_k, k1, b, reranker; e.g. 'vector=1.0,rrf_k=6' or"
+        " 'reranker=cross_encoder'",
     )
     parser.add_argument("--json", help="where to write the results (default bench-out/judge.json)")
 
@@ -328,8 +345,15 @@ def run(args: argparse.Namespace) -> int:
         store = open_store(db)
         try:
             # the model the database's vectors were made by
-            embedder = runtime.store_embedder(store, runtime.minilm(), load_settings())
-            ranked = [rank(store, embedder, q, (Change(), change)) for q in questions]
+            settings = load_settings()
+            embedder = runtime.store_embedder(store, runtime.minilm(), settings)
+            # the reranker a server would give ``reranker=cross_encoder`` (our bundled one
+            # unless GRAPHRECALL_CROSS_ENCODER names another)
+            reranker = runtime.make_cross_encoder(settings)
+            ranked = [
+                rank(store, embedder, q, (Change(), change), cross_encoder=reranker)
+                for q in questions
+            ]
         finally:
             store.close()
         shipped, changed = [r[0] for r in ranked], [r[1] for r in ranked]

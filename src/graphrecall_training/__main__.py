@@ -4,6 +4,9 @@
   packs' training split; early stopping on the held-out split.
 - ``export --model DIR --out FILE``: the trained weights as an int8 ONNX file, with the
   fp32-parity check (``export.py``).
+- ``cross-encoder --out DIR``: train the cross-encoder (``cross_encoder.py``).
+- ``export-cross-encoder --model DIR --out FILE``: the trained cross-encoder as an int8
+  ONNX file, with the score-agreement check against fp32 (``export.py``).
 - ``evaluate --model DIR|FILE``: evidence recall on the held-out split, LoCoMo and the
   LongMemEval dev set (``evaluate.py``), as a table and JSON.
 """
@@ -47,11 +50,28 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument("--model", default="stock", help="an int8 .onnx file, or 'stock'")
     ev.add_argument("--sets", default="held-out,locomo,longmemeval")
     ev.add_argument("--json", type=Path)
+    ev.add_argument(
+        "--reranker",
+        type=Path,
+        help="also rerank each RRF ranking's head with this int8 cross-encoder file",
+    )
     ce = sub.add_parser("cross-encoder", help="train the cross-encoder")
     ce.add_argument("--out", type=Path, required=True)
     ce.add_argument("--seed", type=int, default=13)
     ce.add_argument("--minutes", type=float, default=45.0)
-    ce.add_argument("--eval-every", type=int, default=150)
+    ce.add_argument("--eval-every", type=int, default=40)
+    ce.add_argument("--lr", type=float, default=3e-5)
+    xc = sub.add_parser(
+        "export-cross-encoder", help="trained cross-encoder -> int8 ONNX, with the parity check"
+    )
+    xc.add_argument("--model", type=Path, required=True, help="a folder cross-encoder wrote")
+    xc.add_argument("--out", type=Path, required=True, help="the int8 .onnx file to write")
+    xc.add_argument(
+        "--fixture",
+        type=Path,
+        help="also write (query, passage) pairs with their fp32 scores here (the product's"
+        " parity test)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
 
@@ -78,18 +98,21 @@ def main(argv: list[str] | None = None) -> int:
     elif args.step == "export":
         _export(args.model, args.out, pack, args.fixture)
     elif args.step == "evaluate":
-        _evaluate(args.model, args.sets.split(","), pack, args.json, args.threads)
+        _evaluate(args.model, args.sets.split(","), pack, args.json, args.threads, args.reranker)
     elif args.step == "cross-encoder":
         from graphrecall_training import cross_encoder, export
 
-        cases = evaluate.held_out_cases(pack)
+        # every other held-out question: a measure each ``eval_every`` steps costs minutes
+        cases = evaluate.held_out_cases(pack)[::2]
         first = cross_encoder.first_stage_orders(cases, export.onnx_encoder(_stock_file()))
         pairs = mine.pairs(pack, train, None, args.seed, random_negatives=2)
         ce_settings = cross_encoder.Settings(
-            seed=args.seed, minutes=args.minutes, eval_every=args.eval_every
+            seed=args.seed, lr=args.lr, minutes=args.minutes, eval_every=args.eval_every
         )
         record = cross_encoder.train(pairs, cases, first, args.out, ce_settings)
         print(json.dumps(record["best"], indent=2))
+    elif args.step == "export-cross-encoder":
+        _export_cross_encoder(args.model, args.out, pack, args.fixture)
     return 0
 
 
@@ -144,8 +167,62 @@ def _export(model: Path, out: Path, pack: Any, fixture: Path | None) -> None:
     print(json.dumps(record, indent=2))
 
 
-def _evaluate(model: str, sets: list[str], pack: Any, out: Path | None, threads: int) -> None:
-    from graphrecall_training import evaluate, export
+PARITY_PAIRS = (
+    ("What activities does Melanie partake in?", PARITY_TEXTS[1]),
+    ("What activities does Melanie partake in?", PARITY_TEXTS[3]),
+    ("Where does the user live now?", PARITY_TEXTS[2]),
+    ("Where does the user live now?", PARITY_TEXTS[6]),
+    ("What did Caroline find helpful?", PARITY_TEXTS[5]),
+    ("What did Caroline find helpful?", PARITY_TEXTS[3]),
+)
+
+
+def _export_cross_encoder(model: Path, out: Path, pack: Any, fixture: Path | None) -> None:
+    from graphrecall_training import cross_encoder, evaluate, export
+
+    scorer = cross_encoder.Scorer(model)
+    with tempfile.TemporaryDirectory() as tmp:
+        fp32 = Path(tmp) / "fp32.onnx"
+        export.to_onnx(scorer.model, fp32, "logits")
+        digest = export.quantize(fp32, out)
+    quantised = export.onnx_scorer(out)
+    agreement = [
+        export.rank_parity(scorer.scores(case.query, texts), quantised(case.query, texts))
+        for case in evaluate.held_out_cases(pack)[:40]
+        for texts in [case.texts[:30]]
+        if len(texts) > 2
+    ]
+    calibration_cases = evaluate.held_out_cases(pack)[1::2][:120]  # not early stopping's
+    scale, shift = export.calibration(quantised, calibration_cases)
+    record = {
+        "file": str(out),
+        "bytes": out.stat().st_size,
+        "sha256": digest,
+        "calibration": {"scale": scale, "shift": shift, "questions": len(calibration_cases)},
+        "mean_spearman": round(float(sum(agreement) / len(agreement)), 4),
+        "min_spearman": min(agreement),
+        "queries": len(agreement),
+    }
+    out.with_suffix(".json").write_text(json.dumps(record, indent=2))
+    if fixture is not None:
+        rows = [
+            {"query": q, "passage": p, "fp32": round(s, 6)}
+            for (q, p) in PARITY_PAIRS
+            for s in scorer.scores(q, [p])
+        ]
+        fixture.write_text(json.dumps({"sha256": digest, "pairs": rows}) + "\n")
+    print(json.dumps(record, indent=2))
+
+
+def _evaluate(
+    model: str,
+    sets: list[str],
+    pack: Any,
+    out: Path | None,
+    threads: int,
+    reranker: Path | None = None,
+) -> None:
+    from graphrecall_training import cross_encoder, evaluate, export
 
     path = _stock_file() if model == "stock" else Path(model)
     encode = export.onnx_encoder(path, threads)
@@ -159,6 +236,12 @@ def _evaluate(model: str, sets: list[str], pack: Any, out: Path | None, threads:
     for name in sets:
         cases = makers[name]()
         results[name] = {"questions": len(cases), **evaluate.recall(cases, encode)}
+        if reranker is not None:
+            first = {n: evaluate.rrf_order(case, encode) for n, case in enumerate(cases)}
+            scorer = export.onnx_scorer(reranker, threads)
+            # as deep as the product's second stage (retrieval/rerank/cross_encoder.py)
+            reranked = cross_encoder.reranked_recall(cases, first, scorer, 30)
+            results[name].update(reranked)
         row = results[name]
         print(
             f"{model:<40} {name:<12} {row['questions']:>5} "

@@ -1,5 +1,11 @@
 """Training the cross-encoder: (question, turn with its context) -> relevance, initialised
-from all-MiniLM-L6-v2's encoder with a fresh one-logit head, trained listwise: each
+from all-MiniLM-L6-v2's encoder. The pair is read jointly (every token attends to both
+segments); the logit is the scaled cosine of the mean of the question's token states and
+the mean of the passage's (the pooling the model was trained with), plus a bias. So the
+untrained model already ranks as a bi-encoder would, and training teaches the joint
+reading. Two heads that start from nothing stayed at chance for 40 steps on this machine
+(a linear head on [CLS], never trained in this model, and one on the pair's mean); see
+docs/models.md. Trained listwise: each
 question's evidence turn against its hard negatives from the same conversation (BM25's
 top turns that hold no evidence, plus random turns of the conversation), a softmax over
 the group. The passage is the text the product embeds (``passages.text``: speaker, day,
@@ -26,7 +32,7 @@ from graphrecall_training.mine import Encoder, Pair
 
 log = logging.getLogger(__name__)
 
-MAX_TOKENS = 192  # question + passage; the passage is cut first
+MAX_TOKENS = 160  # question + passage; the passage is cut first
 RERANK_DEPTH = 20
 
 
@@ -41,15 +47,57 @@ class Settings:
     eval_every: int = 150
 
 
+HEAD_FILE = "head.pt"
+
+
+def _model(model_dir: Path) -> Any:
+    """The encoder with its head: ``model_dir`` is the base model's folder, or one this
+    module saved (the encoder's files plus ``head.pt``)."""
+    import torch
+    from transformers import AutoModel
+
+    class SegmentCosineScorer(torch.nn.Module):  # type: ignore[misc]  # torch is untyped
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = AutoModel.from_pretrained(str(model_dir))
+            # logit = scale * cosine + bias; the scale of the bi-encoder's loss to start
+            self.head = torch.nn.Linear(1, 1)
+            with torch.no_grad():
+                self.head.weight.fill_(20.0)
+                self.head.bias.zero_()
+            head = model_dir / HEAD_FILE
+            if head.is_file():
+                self.head.load_state_dict(torch.load(head, weights_only=True))
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            states = self.encoder(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+            mask = attention_mask.to(states.dtype)
+            second = token_type_ids.to(states.dtype) * mask
+            first = mask - second
+            question = _mean(states, first)
+            passage = _mean(states, second)
+            cosine = torch.nn.functional.cosine_similarity(question, passage, dim=-1)
+            return self.head(cosine.unsqueeze(-1))  # logits, [batch, 1]
+
+        def save_pretrained(self, out: str) -> None:
+            self.encoder.save_pretrained(out)
+            torch.save(self.head.state_dict(), Path(out) / HEAD_FILE)
+
+    def _mean(states: Any, weights: Any) -> Any:
+        w = weights.unsqueeze(-1)
+        return (states * w).sum(dim=1) / w.sum(dim=1).clamp(min=1.0)
+
+    return SegmentCosineScorer()
+
+
 class Scorer:
     def __init__(self, model_dir: Path) -> None:
         import torch
-        from transformers import AutoModelForSequenceClassification
 
         self.torch = torch
-        self.model = AutoModelForSequenceClassification.from_pretrained(
-            str(model_dir), num_labels=1
-        )
+        self.model = _model(model_dir)
         self.tok = tokenizer(MAX_TOKENS)
         self.tok.enable_truncation(MAX_TOKENS, strategy="only_second")
 
@@ -59,7 +107,7 @@ class Scorer:
         ids = torch.tensor([e.ids for e in enc], dtype=torch.long)
         mask = torch.tensor([e.attention_mask for e in enc], dtype=torch.long)
         types = torch.tensor([e.type_ids for e in enc], dtype=torch.long)
-        logits = self.model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits
+        logits = self.model(input_ids=ids, attention_mask=mask, token_type_ids=types)
         return logits[:, 0]
 
     def scores(self, query: str, texts: Sequence[str], batch: int = 32) -> list[float]:

@@ -56,7 +56,9 @@ def _wrapped(model: Any, output: str) -> Any:
             result = self.model(
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             )
-            return result.last_hidden_state if output == "last_hidden_state" else result.logits
+            if output == "last_hidden_state":
+                return result.last_hidden_state
+            return getattr(result, "logits", result)  # a module that returns its logits
 
     return Wrapped()
 
@@ -121,3 +123,63 @@ def onnx_encoder(path: Path, threads: int = 2) -> Any:
         return np.stack([cache[t] for t in texts]).astype(np.float32)
 
     return encode
+
+
+def onnx_scorer(path: Path, threads: int = 2) -> Any:
+    """``(query, texts) -> scores`` running the int8 cross-encoder at ``path`` as the
+    product does (``ml/cross_encoder.py``: pairs truncated longest-first at the training
+    length, raw logits)."""
+    import onnxruntime as ort
+
+    from graphrecall_training.bi_encoder import tokenizer
+    from graphrecall_training.cross_encoder import MAX_TOKENS
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    tok = tokenizer(MAX_TOKENS)
+    tok.enable_truncation(MAX_TOKENS, strategy="only_second")
+
+    def score(query: str, texts: Sequence[str]) -> list[float]:
+        if not texts:
+            return []
+        enc = tok.encode_batch([(query, t) for t in texts])
+        feeds = {
+            "input_ids": np.asarray([e.ids for e in enc], dtype=np.int64),
+            "attention_mask": np.asarray([e.attention_mask for e in enc], dtype=np.int64),
+            "token_type_ids": np.asarray([e.type_ids for e in enc], dtype=np.int64),
+        }
+        logits = np.asarray(session.run(None, feeds)[0], dtype=np.float64)
+        return [float(x) for x in logits.reshape(len(texts))]
+
+    return score
+
+
+def calibration(score: Any, cases: Sequence[Any], depth: int = 30) -> tuple[float, float]:
+    """``(scale, shift)`` with ``sigmoid(scale * logit + shift)`` ~ P(evidence): a
+    one-feature logistic regression (Newton's method) over each case's ``depth``
+    candidates, evidence against the rest."""
+    xs: list[float] = []
+    ys: list[float] = []
+    from graphrecall_training.mine import bm25_order
+
+    for case in cases:
+        # a first stage's kind of candidates: BM25's best, then the conversation's order
+        lexical = bm25_order(case.query, case.texts)
+        order = (lexical + [i for i in range(len(case.texts)) if i not in set(lexical)])[:depth]
+        xs += score(case.query, [case.texts[i] for i in order])
+        ys += [1.0 if i in case.evidence else 0.0 for i in order]
+    x = np.asarray(xs, dtype=np.float64)
+    y = np.asarray(ys, dtype=np.float64)
+    features = np.stack([x, np.ones_like(x)], axis=1)
+    w = np.zeros(2)
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-(features @ w)))
+        gradient = features.T @ (p - y)
+        hessian = (features * (p * (1 - p))[:, None]).T @ features + 1e-6 * np.eye(2)
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return round(float(w[0]), 6), round(float(w[1]), 6)

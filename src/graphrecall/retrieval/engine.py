@@ -253,11 +253,14 @@ def search(
             if reordered:
                 legs[name] = reordered
                 fused = rrf(legs, weights=weights, k=spec.rrf_k)
-    fused = fused[: opts.limit]
+    depth = opts.limit
+    if cross_encoder is not None:
+        depth = max(depth, reranker.model_depth)
+    fused = fused[:depth]
     given = rerank.RerankInput(
         store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores
     )
-    ranked = reranker.rank(given) if fused else []
+    ranked = reranker.rank(given)[: opts.limit] if fused else []
     return SearchRun(hits=ranked, legs_used=list(legs), leg_scores=leg_scores)
 
 

@@ -371,7 +371,7 @@ class Plan:
         run = engine.search(
             self.ctx.store,
             self.ctx.embedder,
-            self.ctx.cross_encoder,
+            self.ctx.context_cross_encoder,
             spec,
             self.graph.uuid,
             opts,
