@@ -38,6 +38,9 @@ class CrossEncoder(Protocol):
     """Relevance of passages to a query, each in [0, 1]."""
 
     name: str
+    # The search scopes whose records it reads (None: every scope); the others are scored
+    # by the BM25 + bi-encoder blend (retrieval/rerank/cross_encoder.py).
+    scopes: frozenset[str] | None
 
     def score(self, query: str, passages: Sequence[str]) -> list[float] | None:
         """Relevance of each passage to the query, each in [0, 1] (higher = more relevant),
@@ -78,6 +81,8 @@ class BundledReranker:
     # relevance = sigmoid(scale * logit + shift), fitted on the held-out split so that
     # relevance reads as P(the turn is evidence) (the raw logits sit around 10-20)
     calibration: tuple[float, float] = (1.0, 0.0)
+    # what it was trained and measured on (None: every scope)
+    scopes: frozenset[str] | None = None
 
 
 CHAT_RERANKER = BundledReranker(
@@ -87,6 +92,9 @@ CHAT_RERANKER = BundledReranker(
     max_tokens=160,
     truncation="only_second",
     calibration=(0.963969, -15.236473),
+    # Trained on turns and measured on episode search; on short facts it was wrong where
+    # the blend is right ("Who drinks coffee?"), so the other scopes keep the blend.
+    scopes=frozenset({"episodes"}),
 )
 HYBRID = "hybrid"  # GRAPHRECALL_CROSS_ENCODER=hybrid: the BM25 + bi-encoder scorer
 
@@ -123,6 +131,7 @@ class OnnxCrossEncoder:
         self.batch_size = batch_size
         self.truncation = truncation
         self.calibration = (1.0, 0.0)  # (scale, shift) applied to a single logit
+        self.scopes: frozenset[str] | None = None
         self._lock = threading.Lock()
         self._session: Any = None
         self._tokenizer: Any = None
@@ -142,6 +151,7 @@ class OnnxCrossEncoder:
         encoder.tokenizer_path = _data_file("minilm-tokenizer.json")
         encoder.sha256 = model.sha256
         encoder.calibration = model.calibration
+        encoder.scopes = model.scopes
         return encoder
 
     def _load(self) -> None:
@@ -300,6 +310,7 @@ class HttpCrossEncoder:
         self.url = url
         self.model = model
         self.name = f"http:{url}"
+        self.scopes: frozenset[str] | None = None
         self.timeout = timeout
         self._headers = {"Content-Type": "application/json"}
         if api_key:

@@ -24,6 +24,7 @@ from graphrecall.ml.embedder import Embedder, EmbedderUnavailable
 from graphrecall.retrieval import answer_kind, graph, rerank
 from graphrecall.retrieval.fusion import rrf
 from graphrecall.retrieval.request import Hit, InvalidRequest, Reranker, SearchOptions
+from graphrecall.retrieval.rerank.base import serving
 from graphrecall.retrieval.text import query_terms
 from graphrecall.store import read_point
 from graphrecall.store.base import Store, Vector
@@ -166,6 +167,7 @@ def search(
     ``shared``: what this search may share with the request's other searches for the same
     query. Its legs check the store's copies against one read point (store/read_point.py)."""
     reranker = validate(spec, opts)
+    cross_encoder = serving(cross_encoder, spec.name)
     kind = spec.kind
     graph_uuid = owner_uuid
     scope = {spec.owner_field: owner_uuid}

@@ -341,6 +341,9 @@ def test_episode_mentions(zep: Zep, linked: World) -> None:
         "Bob drinks black coffee every day",
         "Alice works at Acme as a senior engineer",
         "Bob works at Globex in sales",
+        # what extraction read from the two episodes themselves
+        "Alice is a senior engineer at Acme",
+        "Bob drinks far too much coffee",
     }
     with pytest.raises(BadRequestError) as info:
         zep.graph.search_edges(linked.graph, query="x", reranker="episode_mentions")
@@ -609,14 +612,19 @@ def test_metadata_filters_on_episodes(zep: Zep, world: World) -> None:
 def test_metadata_filters_project_onto_edges_and_nodes(zep: Zep, linked: World) -> None:
     group = {"filters": [meta("eq", "source", "email")]}
     got = edge_facts(zep, linked, {"metadata_filters": group}, query="coffee Globex work")
-    assert got == {"Bob drinks black coffee every day", "Bob works at Globex in sales"}
+    # the two linked to the email episode, and the one extraction read from it
+    assert got == {
+        "Bob drinks black coffee every day",
+        "Bob works at Globex in sales",
+        "Bob drinks far too much coffee",
+    }
     nodes = (
         zep.graph.search_nodes(
             linked.graph, query="Alice Bob", filters={"metadata_filters": group}
         ).items
         or []
     )
-    assert {n.name for n in nodes} == {"Bob"}
+    assert {n.name for n in nodes} == {"Bob", "Coffee"}  # Coffee: extracted from it
 
 
 def test_metadata_filter_limits(zep: Zep, world: World) -> None:

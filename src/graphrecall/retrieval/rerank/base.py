@@ -48,6 +48,13 @@ class Reranker:
     model_depth: int = 0
 
 
+def serving(cross_encoder: CrossEncoder | None, scope: str) -> CrossEncoder | None:
+    """``cross_encoder`` if it reads ``scope``'s records, else None (the blend scores)."""
+    if cross_encoder is None or cross_encoder.scopes is None or scope in cross_encoder.scopes:
+        return cross_encoder
+    return None
+
+
 def by_key_then_rank(
     candidates: Sequence[str], key: Mapping[str, float], *, descending: bool
 ) -> list[str]:
