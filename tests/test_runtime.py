@@ -9,7 +9,6 @@ import pytest
 
 from graphrecall import runtime
 from graphrecall.config import Settings, load_settings
-from graphrecall.ml.cross_encoder import CHAT_RERANKER, OnnxCrossEncoder
 from graphrecall.ml.embedder import CHAT, STOCK, MiniLMEmbedder
 from graphrecall.ml.offline_extractor import OfflineExtractor
 from graphrecall.store import matrix_cache
@@ -28,12 +27,7 @@ def test_the_parts_follow_the_settings(monkeypatch: pytest.MonkeyPatch, tmp_path
         assert isinstance(rt.models.extractor, OfflineExtractor)
         assert (rt.worker.threads, rt.worker.lease_seconds) == (3, 9.0)
         assert rt.context.store is rt.store and rt.context.embedder is embedder
-        # our reranker serves reranker=cross_encoder (loaded on its first use); get_context
-        # keeps the one-scale scorer unless a cross-encoder is configured
-        assert isinstance(rt.models.cross_encoder, OnnxCrossEncoder)
-        assert rt.models.cross_encoder.name == CHAT_RERANKER.name
-        assert rt.context.cross_encoder is rt.models.cross_encoder
-        assert rt.context.context_cross_encoder is None
+        assert rt.models.cross_encoder is None
         assert not rt.ready
 
 

@@ -51,9 +51,8 @@ class Settings(BaseSettings):
     embed_threads: int = Field(default=1, ge=1, le=256)
     # Where the embedder's integer-kernel model is cached; unset: the user cache directory.
     model_cache: Path | None = None
-    # A directory with model.onnx + tokenizer.json, the URL of a /rerank endpoint, or
-    # "hybrid" (the BM25 + bi-encoder scorer). Unset: our bundled reranker
-    # (ml/cross_encoder.py: CHAT_RERANKER) serves reranker=cross_encoder.
+    # A directory with model.onnx + tokenizer.json, or the URL of a /rerank endpoint.
+    # Unset: the cross_encoder reranker uses the offline bi-encoder + lexical scorer.
     cross_encoder: str | None = None
     cross_encoder_model: str | None = None
     cross_encoder_api_key: str | None = None

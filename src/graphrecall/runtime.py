@@ -310,7 +310,6 @@ def build(
             embedder=models.embedder,
             wake_worker=worker.wake,
             cross_encoder=models.cross_encoder,
-            context_cross_encoder=models.cross_encoder if settings.cross_encoder else None,
             deleted_history_seconds=settings.deleted_history_seconds,
             admission=admission.gate(settings.project_concurrency),
         )

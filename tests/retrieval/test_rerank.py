@@ -74,16 +74,3 @@ def test_a_missing_requirement_names_its_field() -> None:
         with pytest.raises(InvalidRequest) as refused:
             validate(spec, SearchOptions(query="x", reranker=name))
         assert refused.value.param == param
-
-
-def test_our_reranker_reads_episodes_and_the_blend_scores_the_rest() -> None:
-    from graphrecall.ml.cross_encoder import HttpCrossEncoder, load_cross_encoder
-    from graphrecall.retrieval.rerank.base import serving
-
-    ours = load_cross_encoder(None)
-    assert ours is not None
-    assert serving(ours, "episodes") is ours
-    assert serving(ours, "edges") is None and serving(ours, "nodes") is None
-    configured = HttpCrossEncoder("http://127.0.0.1:9/rerank")
-    assert serving(configured, "edges") is configured
-    assert serving(None, "episodes") is None

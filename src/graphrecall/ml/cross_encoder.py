@@ -1,27 +1,21 @@
-"""Cross-encoders: score (query, passage) pairs jointly, for the ``cross_encoder`` rerank
-stage.
+"""Cross-encoders: score (query, passage) pairs jointly, for an optional rerank stage.
 
-Our own reranker ships inside the package (:data:`CHAT_RERANKER`: all-MiniLM-L6-v2 trained
-as a cross-encoder on openly licensed dialogue QA by ``graphrecall_training``; its card is
-in docs/models.md) and serves unless ``GRAPHRECALL_CROSS_ENCODER`` names another: a local
-directory holding an ONNX sequence-classification export (``model.onnx`` +
-``tokenizer.json``), the URL of a ``/rerank`` endpoint (text-embeddings-inference, Cohere,
-Jina, vLLM), or ``hybrid`` for the BM25 + bi-encoder scorer that served before it. Scoring
-never raises: on any failure ``score`` logs and returns None, and the caller keeps the
-retrieved order, because a broken reranker must not break recall.
+No cross-encoder weights ship for offline use (docs: offline-models.md), so this stage is
+off unless ``GRAPHRECALL_CROSS_ENCODER`` names one: a local directory holding an ONNX
+sequence-classification export (``model.onnx`` + ``tokenizer.json``), or the URL of a
+``/rerank`` endpoint (text-embeddings-inference, Cohere, Jina, vLLM). Scoring never raises:
+on any failure ``score`` logs and returns None, and the caller keeps the retrieved order,
+because a broken reranker must not break recall.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -38,9 +32,6 @@ class CrossEncoder(Protocol):
     """Relevance of passages to a query, each in [0, 1]."""
 
     name: str
-    # The search scopes whose records it reads (None: every scope); the others are scored
-    # by the BM25 + bi-encoder blend (retrieval/rerank/cross_encoder.py).
-    scopes: frozenset[str] | None
 
     def score(self, query: str, passages: Sequence[str]) -> list[float] | None:
         """Relevance of each passage to the query, each in [0, 1] (higher = more relevant),
@@ -68,106 +59,40 @@ def _probabilities(logits: Floats) -> Floats | None:
     return None
 
 
-@dataclass(frozen=True)
-class BundledReranker:
-    """A cross-encoder that ships inside the package: its int8 ONNX file (already on integer
-    kernels), the bundled MiniLM WordPiece tokenizer, and how it was trained to read pairs."""
-
-    name: str
-    file: str  # in graphrecall/ml/data
-    sha256: str
-    max_tokens: int  # question + passage, as trained
-    truncation: Literal["only_second", "longest_first"]  # only_second: the passage is cut
-    # relevance = sigmoid(scale * logit + shift), fitted on the held-out split so that
-    # relevance reads as P(the turn is evidence) (the raw logits sit around 10-20)
-    calibration: tuple[float, float] = (1.0, 0.0)
-    # what it was trained and measured on (None: every scope)
-    scopes: frozenset[str] | None = None
-
-
-CHAT_RERANKER = BundledReranker(
-    "graphrecall-chat-reranker-minilm-l6-v1",
-    "chat-reranker-minilm-l6-v1-int8.onnx",
-    "a1e6a0990e825ccf49dbbc21bf00822e6a9dc4eace3d5e0c18832dc73cad0f51",
-    max_tokens=160,
-    truncation="only_second",
-    calibration=(0.963969, -15.236473),
-    # Trained on turns and measured on episode search; on short facts it was wrong where
-    # the blend is right ("Who drinks coffee?"), so the other scopes keep the blend.
-    scopes=frozenset({"episodes"}),
-)
-HYBRID = "hybrid"  # GRAPHRECALL_CROSS_ENCODER=hybrid: the BM25 + bi-encoder scorer
-
-
-def _data_file(name: str) -> Path:
-    return Path(str(resources.files("graphrecall.ml").joinpath("data", name)))
-
-
 class OnnxCrossEncoder:
-    """An ONNX sequence-classification model: a local export (``directory`` holding
-    ``model.onnx`` + ``tokenizer.json``, e.g. an ms-marco-MiniLM-L-6-v2 export) or a
-    bundled one (:meth:`bundled`).
+    """A local ONNX sequence-classification model (e.g. an ms-marco-MiniLM-L-6-v2 export).
 
     Loaded lazily on the first ``score`` so that configuring it costs nothing at start-up;
     a load failure is logged once and remembered, and ``score`` then returns None.
     """
 
     def __init__(
-        self,
-        directory: str | Path,
-        *,
-        max_tokens: int = 512,
-        batch_size: int = 32,
-        truncation: Literal["only_second", "longest_first"] = "longest_first",
+        self, directory: str | Path, *, max_tokens: int = 512, batch_size: int = 32
     ) -> None:
         if max_tokens < 4 or batch_size < 1:
             raise ValueError("max_tokens must be >= 4 and batch_size >= 1")
         self.directory = Path(directory).expanduser()
         self.name = f"onnx:{self.directory}"
-        self.model_path = self.directory / "model.onnx"
-        self.tokenizer_path = self.directory / "tokenizer.json"
-        self.sha256: str | None = None  # checked on load when set
         self.max_tokens = max_tokens
         self.batch_size = batch_size
-        self.truncation = truncation
-        self.calibration = (1.0, 0.0)  # (scale, shift) applied to a single logit
-        self.scopes: frozenset[str] | None = None
         self._lock = threading.Lock()
         self._session: Any = None
         self._tokenizer: Any = None
         self._inputs: dict[str, Any] = {}
         self._failed = False
 
-    @classmethod
-    def bundled(cls, model: BundledReranker = CHAT_RERANKER) -> OnnxCrossEncoder:
-        """``model`` as it ships, read the way it was trained."""
-        encoder = cls(
-            _data_file(model.file).parent,
-            max_tokens=model.max_tokens,
-            truncation=model.truncation,
-        )
-        encoder.name = model.name
-        encoder.model_path = _data_file(model.file)
-        encoder.tokenizer_path = _data_file("minilm-tokenizer.json")
-        encoder.sha256 = model.sha256
-        encoder.calibration = model.calibration
-        encoder.scopes = model.scopes
-        return encoder
-
     def _load(self) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        model_path, tokenizer_path = self.model_path, self.tokenizer_path
+        model_path = self.directory / "model.onnx"
+        tokenizer_path = self.directory / "tokenizer.json"
         for path in (model_path, tokenizer_path):
             if not path.is_file():
                 raise FileNotFoundError(f"{path} does not exist")
-        content = model_path.read_bytes()
-        if self.sha256 is not None and hashlib.sha256(content).hexdigest() != self.sha256:
-            raise ValueError(f"{model_path} is not the file this release shipped (sha256)")
         options = ort.SessionOptions()
         options.log_severity_level = 3
-        session = ort.InferenceSession(content, options, providers=["CPUExecutionProvider"])
+        session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         declared = {i.name: i.type for i in session.get_inputs()}
         if "input_ids" not in declared:
             raise ValueError(f"{model_path} has no input_ids input (has {sorted(declared)})")
@@ -196,7 +121,7 @@ class OnnxCrossEncoder:
             pad_type_id=padding.get("pad_type_id", 0),
             pad_token=pad_token,
         )
-        tokenizer.enable_truncation(self.max_tokens, strategy=self.truncation)
+        tokenizer.enable_truncation(self.max_tokens, strategy="longest_first")
         self._session, self._tokenizer, self._inputs = session, tokenizer, inputs
         log.info("loaded cross-encoder %s (inputs %s)", self.name, ", ".join(inputs))
 
@@ -240,9 +165,6 @@ class OnnxCrossEncoder:
         feeds = {name: np.array(columns[name], dtype=dtype) for name, dtype in self._inputs.items()}
         outputs = self._session.run(None, feeds)
         logits = np.asarray(outputs[0], dtype=np.float64)
-        if logits.ndim == 1 or (logits.ndim == 2 and logits.shape[1] == 1):
-            scale, shift = self.calibration
-            logits = scale * logits + shift
         probabilities = _probabilities(logits)
         if probabilities is None or probabilities.shape != (len(passages),):
             log.warning(
@@ -310,7 +232,6 @@ class HttpCrossEncoder:
         self.url = url
         self.model = model
         self.name = f"http:{url}"
-        self.scopes: frozenset[str] | None = None
         self.timeout = timeout
         self._headers = {"Content-Type": "application/json"}
         if api_key:
@@ -353,9 +274,8 @@ class HttpCrossEncoder:
 def load_cross_encoder(
     spec: str | None, *, model: str | None = None, api_key: str | None = None
 ) -> CrossEncoder | None:
-    """From the setting GRAPHRECALL_CROSS_ENCODER: None/"" -> our bundled reranker;
-    ``hybrid`` -> None (the caller scores with the BM25 + bi-encoder blend); a path to a
-    directory -> OnnxCrossEncoder; an http(s):// URL -> HttpCrossEncoder.
+    """From the setting GRAPHRECALL_CROSS_ENCODER: None/"" -> None (the caller uses the offline
+    default); a path to a directory -> OnnxCrossEncoder; an http(s):// URL -> HttpCrossEncoder.
 
     ``model`` and ``api_key`` only apply to a URL. A path that does not exist still gives an
     OnnxCrossEncoder, which logs and returns None from ``score``, so a typo is visible in
@@ -363,8 +283,6 @@ def load_cross_encoder(
     """
     spec = (spec or "").strip()
     if not spec:
-        return OnnxCrossEncoder.bundled()
-    if spec == HYBRID:
         return None
     scheme, sep, _ = spec.partition("://")
     if sep:

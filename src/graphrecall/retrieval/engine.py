@@ -24,7 +24,6 @@ from graphrecall.ml.embedder import Embedder, EmbedderUnavailable
 from graphrecall.retrieval import answer_kind, graph, rerank
 from graphrecall.retrieval.fusion import rrf
 from graphrecall.retrieval.request import Hit, InvalidRequest, Reranker, SearchOptions
-from graphrecall.retrieval.rerank.base import serving
 from graphrecall.retrieval.text import query_terms
 from graphrecall.store import read_point
 from graphrecall.store.base import Store, Vector
@@ -167,7 +166,6 @@ def search(
     ``shared``: what this search may share with the request's other searches for the same
     query. Its legs check the store's copies against one read point (store/read_point.py)."""
     reranker = validate(spec, opts)
-    cross_encoder = serving(cross_encoder, spec.name)
     kind = spec.kind
     graph_uuid = owner_uuid
     scope = {spec.owner_field: owner_uuid}
@@ -255,14 +253,11 @@ def search(
             if reordered:
                 legs[name] = reordered
                 fused = rrf(legs, weights=weights, k=spec.rrf_k)
-    depth = opts.limit
-    if cross_encoder is not None:
-        depth = max(depth, reranker.model_depth)
-    fused = fused[:depth]
+    fused = fused[: opts.limit]
     given = rerank.RerankInput(
         store, cross_encoder, spec, graph_uuid, opts, fused, query_vector, leg_scores
     )
-    ranked = reranker.rank(given)[: opts.limit] if fused else []
+    ranked = reranker.rank(given) if fused else []
     return SearchRun(hits=ranked, legs_used=list(legs), leg_scores=leg_scores)
 
 

@@ -18,14 +18,8 @@ class Services:
     store: Store
     embedder: Embedder | None
     wake_worker: Callable[[], None] = field(default=lambda: None)
-    # What the cross_encoder reranker asks (runtime: our bundled model unless configured);
-    # None: the offline bi-encoder + lexical scorer serves it.
+    # None: the offline bi-encoder + lexical scorer serves the cross_encoder reranker.
     cross_encoder: CrossEncoder | None = None
-    # What get_context ranks its sections with: None (the bi-encoder + lexical scorer,
-    # absolute and so on one scale across facts, entities and summaries) unless an
-    # operator names a cross-encoder (GRAPHRECALL_CROSS_ENCODER). Ours was trained and
-    # measured on turns, not on get_context's kinds (docs/models.md).
-    context_cross_encoder: CrossEncoder | None = None
     # API keys that authenticated a moment ago (see RecentKeys).
     recent_keys: RecentKeys = field(default_factory=RecentKeys)
     # How many searches with a caller's pattern each project runs at once (regex_gate.py).

@@ -42,17 +42,6 @@ class Reranker:
     # fused order: the legs that only reorder the fused list are not run for it, and
     # ``filter_low_quality_results`` may cut on its relevance.
     scores_relevance: bool = False
-    # With a cross-encoder model to ask, it reorders at least this many fused candidates
-    # (then the best ``limit`` are kept): a model that reads each pair can lift evidence
-    # from below the fused top ``limit``; the per-query cost grows with it.
-    model_depth: int = 0
-
-
-def serving(cross_encoder: CrossEncoder | None, scope: str) -> CrossEncoder | None:
-    """``cross_encoder`` if it reads ``scope``'s records, else None (the blend scores)."""
-    if cross_encoder is None or cross_encoder.scopes is None or scope in cross_encoder.scopes:
-        return cross_encoder
-    return None
 
 
 def by_key_then_rank(

@@ -1,8 +1,5 @@
-"""``cross_encoder``: each candidate's relevance to the query, from the cross-encoder the
-runtime gives (our bundled reranker, or the one ``GRAPHRECALL_CROSS_ENCODER`` names), else
-from :class:`HybridScorer`. With a model it reads the fused top ``MODEL_DEPTH``; an
-episode is read as it is embedded (its day, speaker and the message it replies to), the
-text our reranker was trained on."""
+"""``cross_encoder``: each candidate's relevance to the query, from the configured
+cross-encoder (``GRAPHRECALL_CROSS_ENCODER``), else from :class:`HybridScorer`."""
 
 from __future__ import annotations
 
@@ -11,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from graphrecall.graph_model.embedding import texts_to_embed
+from graphrecall.graph_model.embedding import text_of
 from graphrecall.retrieval import quality
 from graphrecall.retrieval.request import Hit
 from graphrecall.retrieval.rerank.base import (
@@ -34,8 +31,7 @@ def rank(given: RerankInput) -> list[Hit]:
             r.uuid: r for r in store.find(spec.kind, {spec.owner_field: owner_uuid, "uuid": order})
         }
         present = [u for u in order if u in records]
-        texts = texts_to_embed(store, [records[u] for u in present])
-        relevance = given.cross_encoder.score(opts.query, texts)
+        relevance = given.cross_encoder.score(opts.query, [text_of(records[u]) for u in present])
     else:
         present = order
         relevance = HybridScorer().score(
@@ -93,13 +89,6 @@ class HybridScorer:
         return out
 
 
-MODEL_DEPTH = 30
-
 RERANKER = Reranker(
-    "cross_encoder",
-    rank,
-    GRAPH_SCOPES,
-    needs_query_vector=True,
-    scores_relevance=True,
-    model_depth=MODEL_DEPTH,
+    "cross_encoder", rank, GRAPH_SCOPES, needs_query_vector=True, scores_relevance=True
 )

@@ -371,7 +371,7 @@ class Plan:
         run = engine.search(
             self.ctx.store,
             self.ctx.embedder,
-            self.ctx.context_cross_encoder,
+            self.ctx.cross_encoder,
             spec,
             self.graph.uuid,
             opts,
