@@ -149,10 +149,7 @@ def _export(model: Path, out: Path, pack: Any, fixture: Path | None) -> None:
     from graphrecall_training import bi_encoder, evaluate, export
 
     encoder = bi_encoder.Encoder(model)
-    with tempfile.TemporaryDirectory() as tmp:
-        fp32 = Path(tmp) / "fp32.onnx"
-        export.to_onnx(encoder.model, fp32, "last_hidden_state")
-        digest = export.quantize(fp32, out)
+    digest = export.to_int8(encoder.model, out, "last_hidden_state")
     texts = [t for case in evaluate.held_out_cases(pack)[:40] for t in case.texts][:300]
     parity = export.embedding_parity(encoder.numpy(), export.onnx_encoder(out), texts)
     record = {"file": str(out), "bytes": out.stat().st_size, "sha256": digest, **parity}
@@ -181,10 +178,7 @@ def _export_cross_encoder(model: Path, out: Path, pack: Any, fixture: Path | Non
     from graphrecall_training import cross_encoder, evaluate, export
 
     scorer = cross_encoder.Scorer(model)
-    with tempfile.TemporaryDirectory() as tmp:
-        fp32 = Path(tmp) / "fp32.onnx"
-        export.to_onnx(scorer.model, fp32, "logits")
-        digest = export.quantize(fp32, out)
+    digest = export.to_int8(scorer.model, out, "logits")
     quantised = export.onnx_scorer(out)
     agreement = [
         export.rank_parity(scorer.scores(case.query, texts), quantised(case.query, texts))

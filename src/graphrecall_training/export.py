@@ -63,6 +63,15 @@ def _wrapped(model: Any, output: str) -> Any:
     return Wrapped()
 
 
+def to_int8(model: Any, out: Path, output: str) -> str:
+    """``model`` as the int8 ONNX file ``out`` (fp32 export, then :func:`quantize`);
+    returns the file's sha256."""
+    with tempfile.TemporaryDirectory(prefix="graphrecall-export-") as tmp:
+        fp32 = Path(tmp) / "fp32.onnx"
+        to_onnx(model, fp32, output)
+        return quantize(fp32, out)
+
+
 def quantize(fp32: Path, out: Path) -> str:
     """The product's recipe; returns the file's sha256."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
