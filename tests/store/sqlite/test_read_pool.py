@@ -11,6 +11,7 @@ import pytest
 from graphrecall.domain.models import Episode
 from graphrecall.store import open_store
 from graphrecall.store.sqlite import connection as sqlite_store
+from graphrecall.store.sqlite import pragmas
 from graphrecall.store.sqlite.store import SQLiteStore
 
 GRAPH = "g-1"
@@ -77,7 +78,7 @@ def test_every_connection_reads_through_a_memory_map(tmp_path: Path) -> None:
         for conn in (store.db.conn, store.db.reader, pooled):
             # SQLite caps the map at its build's limit; it must not be off (0).
             mapped = int(conn.execute("PRAGMA mmap_size").fetchone()[0])
-            assert 0 < mapped <= sqlite_store.MMAP_BYTES
+            assert 0 < mapped <= pragmas.MMAP_BYTES
         store.db.checkin(pooled)
     finally:
         store.close()
